@@ -1,0 +1,73 @@
+"""Settings: one pydantic-settings object with nested groups, read from env (RAG_*) or passed explicitly."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class DatabaseSettings(BaseModel):
+    data_dir: Path = Field(Path(".rag-data"), description="Folder of the embedded Postgres (pgserver).")
+    url: str | None = Field(None, description="postgresql:// URL of any Postgres with pgvector; overrides embedded.")
+    supabase_url: str | None = Field(None, description="Supabase project URL; with supabase_key selects the RPC transport.")
+    supabase_key: SecretStr | None = Field(None, description="Supabase service-role (writes) or anon key (reads).")
+    statement_timeout_ms: int = Field(60_000, description="Per-statement timeout for direct connections.")
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = Field(DEFAULT_MODEL, description="sentence-transformers model name or local path.")
+    max_seq_length: int = Field(256, description="Tokens per chunk seen by the model; longer text is truncated.")
+    batch_size: int = Field(32, description="Texts per encode() call.")
+    device: str = Field("cpu", description="torch device.")
+
+
+class ChunkingSettings(BaseModel):
+    min_words: int = Field(150, description="A chunk below this is merged with its neighbour inside a section.")
+    target_words: int = Field(250, description="Words at which a chunk is closed at the next unit boundary.")
+    max_words: int = Field(350, description="Hard upper bound of words per chunk.")
+
+
+class IngestSettings(BaseModel):
+    ocr: bool = Field(True, description="OCR raster figures and pages without a text layer (rapidocr).")
+    ocr_engine: str = Field("rapidocr", description="rapidocr (default) or easyocr when it is installed.")
+    figure_dpi: int = Field(150, description="Resolution of figure crops.")
+    max_figures_per_page: int = Field(6, description="Figures kept per page at most (largest first).")
+    min_figure_pt: float = Field(72.0, description="Figures smaller than this (points, either side) are dropped.")
+    max_file_mb: float = Field(200.0, description="Larger files are refused before parsing.")
+    max_pages: int = Field(2000, description="Documents with more pages are refused before parsing.")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__", extra="ignore")
+
+    db: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+
+
+def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:
+    """Build Settings from RAG_* variables plus the conventional DATABASE_URL / SUPABASE_URL / SUPABASE_KEY / RAG_DATA_DIR."""
+    import os
+
+    env = os.environ if env is None else env
+    s = Settings(**overrides)
+    if env.get("RAG_DATA_DIR"):
+        s.db.data_dir = Path(env["RAG_DATA_DIR"])
+    if env.get("DATABASE_URL") and not s.db.url:
+        s.db.url = env["DATABASE_URL"]
+    if env.get("SUPABASE_URL") and not s.db.supabase_url:
+        s.db.supabase_url = env["SUPABASE_URL"]
+    if env.get("SUPABASE_KEY") and not s.db.supabase_key:
+        s.db.supabase_key = SecretStr(env["SUPABASE_KEY"])
+    return s
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return settings_from_env()

@@ -1,0 +1,109 @@
+"""The store: typed calls to the SQL functions in sql/, over whichever transport the settings choose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag.config import Settings
+from rag.errors import EmbeddingModelMismatch, StoreError
+from rag.store import migrations
+from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
+
+__all__ = ["Store", "open_store"]
+
+
+class Store:
+    def __init__(self, transport, kind: str):
+        self.transport = transport
+        self.kind = kind  # embedded | postgres | supabase
+
+    # -- plumbing -------------------------------------------------------------------------
+    def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+        return self.transport.rpc(fn, params or {})
+
+    def migrate(self) -> list[str]:
+        if not isinstance(self.transport, PostgresTransport):
+            raise StoreError(
+                "migrations need a direct connection: apply sql/*.sql to the Supabase project "
+                "(README, 'Supabase'), or run `DATABASE_URL=<its connection string> python -m rag migrate`"
+            )
+        with self.transport.connection() as conn:
+            return migrations.migrate(conn)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    # -- store facts ----------------------------------------------------------------------
+    def store_info(self) -> dict:
+        return self.rpc("get_store_info") or {}
+
+    def check_model(self, model: str) -> None:
+        """Refuse a store whose vectors were made by another model than the configured one."""
+        stored = self.store_info().get("embedding_model")
+        if stored and stored != model:
+            raise EmbeddingModelMismatch(
+                f"this store was built with embedding model '{stored}' but '{model}' is configured; "
+                f"searching it would compare unrelated vectors. Set RAG_EMBEDDING__MODEL='{stored}', "
+                f"or run `python -m rag reindex` to re-embed the store with '{model}'."
+            )
+
+    # -- documents ------------------------------------------------------------------------
+    def ingest_document(self, doc: dict, chunks: list[dict], figures: list[dict]) -> dict:
+        return self.rpc("ingest_document", {"doc": doc, "chunks": chunks, "figures": figures})
+
+    def document_by_sha256(self, sha256: str) -> int | None:
+        return self.rpc("document_by_sha256", {"p_sha256": sha256})
+
+    def list_documents(self) -> list[dict]:
+        return self.rpc("list_documents")
+
+    def delete_document(self, document_id: int) -> bool:
+        return bool(self.rpc("delete_document", {"p_document_id": int(document_id)}))
+
+    def related_documents(self, document_id: int) -> list[dict]:
+        return self.rpc("related_documents", {"p_document_id": int(document_id)})
+
+    def doctor(self, model: str, dim: int) -> list[dict]:
+        return self.rpc("doctor", {"expected_model": model, "expected_dim": int(dim)})
+
+    # -- search ---------------------------------------------------------------------------
+    def match_chunks(self, embedding, text: str, match_count: int = 10, candidate_count: int = 50,
+                     **filters) -> list[dict]:
+        params = {"query_embedding": list(map(float, embedding)), "query_text": text,
+                  "match_count": int(match_count), "candidate_count": int(candidate_count)}
+        for key, value in filters.items():
+            if value not in (None, [], ()):
+                params[key] = value
+        return self.rpc("match_chunks", params)
+
+    def match_figures(self, embedding, match_count: int = 5, chunk_ids=None, document_ids=None) -> list[dict]:
+        return self.rpc("match_figures", {
+            "query_embedding": list(map(float, embedding)), "match_count": int(match_count),
+            "filter_chunk_ids": list(chunk_ids) if chunk_ids else None,
+            "filter_document_ids": list(document_ids) if document_ids else None,
+        })
+
+    def figure_image(self, figure_id: int) -> bytes | None:
+        import base64
+
+        b64 = self.rpc("get_figure_image", {"p_figure_id": int(figure_id)})
+        return base64.b64decode(b64) if b64 else None
+
+
+def open_store(settings: Settings, migrate: bool | None = None) -> Store:
+    """Open the configured store: Supabase if its URL and key are set, else DATABASE_URL, else embedded.
+
+    The embedded database is migrated automatically; others only when migrate=True.
+    """
+    db = settings.db
+    if db.supabase_url and db.supabase_key:
+        return Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase")
+    if db.url:
+        store = Store(PostgresTransport(db.url, db.statement_timeout_ms), "postgres")
+        if migrate:
+            store.migrate()
+        return store
+    store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms), "embedded")
+    if migrate is not False:
+        store.migrate()
+    return store

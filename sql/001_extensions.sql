@@ -1,0 +1,2 @@
+-- pgvector for embeddings; full-text search is built in.
+create extension if not exists vector;
