@@ -1,14 +1,14 @@
 -- list_documents(): every document with its metadata and chunk, figure and OCR-page counts.
 create or replace function list_documents()
 returns table (
-    document_id bigint, file_name text, title text, company text, fiscal_year int, fiscal_period text,
+    document_id bigint, file_name text, title text, company text, company_key text, fiscal_year int, fiscal_period text,
     doc_type text, published_date date, uploaded_at timestamptz, sha256 text, page_count int,
     ocr_pages int, embedding_model text, status text, chunks bigint, figures bigint
 )
 language sql
 stable
 as $$
-    select d.id, d.file_name, d.title, d.company, d.fiscal_year, d.fiscal_period, d.doc_type,
+    select d.id, d.file_name, d.title, d.company, d.company_key, d.fiscal_year, d.fiscal_period, d.doc_type,
            d.published_date, d.uploaded_at, d.sha256, d.page_count, d.ocr_pages, d.embedding_model, d.status,
            (select count(*) from chunks c where c.document_id = d.id),
            (select count(*) from figures f where f.document_id = d.id)

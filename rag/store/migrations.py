@@ -7,6 +7,8 @@ from pathlib import Path
 
 import psycopg
 
+from rag.errors import StoreError
+
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 _NAME = re.compile(r"^\d{3}_[a-z0-9_]+\.sql$")
 
@@ -35,7 +37,10 @@ def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR) -> list[str]:
             done = conn.execute("select 1 from schema_migrations where name = %s", (path.name,)).fetchone()
             if done:
                 continue
-            conn.execute(path.read_text())
+            try:
+                conn.execute(path.read_text())
+            except psycopg.Error as exc:
+                raise StoreError(f"migration {path.name} failed: {exc}") from exc
             conn.execute("insert into schema_migrations (name) values (%s)", (path.name,))
             applied_now.append(path.name)
     return applied_now

@@ -1,0 +1,256 @@
+"""python -m rag: migrate, ingest, search, docs, delete, doctor, reindex."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from rag.config import Settings, settings_from_env
+from rag.errors import RagError
+
+
+def _settings(args) -> Settings:
+    s = settings_from_env()
+    if args.data_dir:
+        s.db.data_dir = Path(args.data_dir)
+    if getattr(args, "no_ocr", False):
+        s.ingest.ocr = False
+    return s
+
+
+def _store(args, settings: Settings):
+    from rag.store import open_store
+
+    return open_store(settings, migrate=None)
+
+
+def _embedder(settings: Settings):
+    from rag.embed import Embedder
+
+    return Embedder(settings.embedding)
+
+
+def _pdfs(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(x for x in p.rglob("*") if x.is_file() and x.suffix.lower() == ".pdf"))
+        else:
+            out.append(p)
+    return out
+
+
+def cmd_migrate(args) -> int:
+    settings = _settings(args)
+    from rag.store import open_store
+
+    store = open_store(settings, migrate=False)
+    applied = store.migrate()
+    print(f"applied {len(applied)} migration(s)" + (": " + ", ".join(applied) if applied else " (up to date)"))
+    return 0
+
+
+def cmd_ingest(args) -> int:
+    from tqdm import tqdm
+
+    from rag.ingest.pipeline import ingest_file
+
+    settings = _settings(args)
+    store = _store(args, settings)
+    embedder = _embedder(settings)
+    files = _pdfs(args.paths)
+    if not files:
+        print("no PDF files found", file=sys.stderr)
+        return 2
+    failures = 0
+    results = []
+    for path in files:
+        bar = tqdm(total=1, desc=path.name[:40], unit="page", leave=False, disable=args.json or not sys.stderr.isatty())
+
+        def progress(stage: str, done: int, total: int, bar=bar) -> None:
+            if stage == "pages":
+                bar.total = total
+                bar.n = done
+                bar.refresh()
+            else:
+                bar.set_postfix_str(f"embedding {done}/{total}")
+
+        if not path.exists():
+            from rag.ingest.pipeline import IngestResult
+
+            res = IngestResult(file=path.name, error=f"no such file: {path}")
+        else:
+            res = ingest_file(path, store, embedder, settings, password=args.password, progress=progress)
+        bar.close()
+        results.append(res)
+        if res.error:
+            failures += 1
+            line = f"ERROR {res.file}: {res.error}"
+        elif res.already_ingested:
+            line = f"skip  {res.file}: already ingested (document {res.document_id})"
+        else:
+            line = (f"ok    {res.file}: {res.pages} pages, {res.chunks} chunks, {res.figures} figures, "
+                    f"{res.ocr_pages} OCR pages, {res.seconds:.1f} s")
+        if args.json:
+            print(json.dumps(res.to_dict()), flush=True)
+        else:
+            print(line, flush=True)
+    if not args.json and len(files) > 1:
+        ok = sum(1 for r in results if r.ok)
+        print(f"{ok} of {len(files)} file(s) ingested or already present, {failures} failed")
+    return 1 if failures else 0
+
+
+def _filters(args):
+    from rag.ingest.metadata import company_key
+    from rag.retrieve.search import SearchFilters
+
+    return SearchFilters(
+        document_ids=args.doc or None,
+        companies=[company_key(c) for c in args.company] if args.company else None,
+        year_min=args.year_min, year_max=args.year_max,
+        doc_types=args.type or None, section_types=args.section or None)
+
+
+def cmd_search(args) -> int:
+    from rag.retrieve.search import hybrid_search
+
+    settings = _settings(args)
+    store = _store(args, settings)
+    embedder = _embedder(settings)
+    store.check_model(embedder.model_name)
+    if args.questions_file:
+        questions = [q.strip() for q in Path(args.questions_file).read_text().splitlines() if q.strip()]
+    else:
+        if not args.query:
+            print("give a question or --questions-file", file=sys.stderr)
+            return 2
+        questions = [args.query]
+    for q in questions:
+        res = hybrid_search(store, embedder, q, k=args.k, filters=_filters(args))
+        if args.json or args.questions_file:
+            print(json.dumps(res.to_json(), ensure_ascii=False), flush=True)
+        else:
+            print(f"# {q}  ({res.timings_ms['total']:.0f} ms)")
+            for i, r in enumerate(res.to_json()["results"], 1):
+                snippet = " ".join(r["text"].split())[:160]
+                print(f"{i}. {r['document']} p.{r['page']} [{r['section']}] {r['heading'][:60]}  score={r['score']:.4f}")
+                print(f"   {snippet}")
+            for f in res.to_json()["figures"]:
+                print(f"   figure {f['figure_id']}: {f['document']} p.{f['page']} {f['caption'][:60]} ({f['score']:.2f})")
+    return 0
+
+
+def cmd_docs(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    docs = store.list_documents()
+    if args.json:
+        print(json.dumps(docs, ensure_ascii=False, indent=1))
+        return 0
+    if not docs:
+        print("no documents")
+        return 0
+    print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} {'ocr':>4}")
+    for d in docs:
+        period = f"{d['fiscal_period'] or ''}{d['fiscal_year'] or ''}"
+        print(f"{d['document_id']:>4}  {d['file_name'][:40]:40} {(d['company'] or '')[:22]:22} {d['doc_type'][:22]:22} "
+              f"{period:>6} {d['page_count']:>5} {d['chunks']:>6} {d['figures']:>5} {d['ocr_pages']:>4}")
+    return 0
+
+
+def cmd_delete(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    rc = 0
+    for ident in args.ids:
+        if store.delete_document(ident):
+            print(f"deleted document {ident}")
+        else:
+            print(f"no document {ident}", file=sys.stderr)
+            rc = 1
+    return rc
+
+
+def cmd_doctor(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    embedder = _embedder(settings)
+    checks = store.doctor(embedder.model_name, embedder.dim)
+    for c in checks:
+        print(f"{'ok  ' if c['ok'] else 'FAIL'} {c['check_name']}: {c['detail']}")
+    return 0 if all(c["ok"] for c in checks) else 1
+
+
+def cmd_reindex(args) -> int:
+    from rag.ingest.reindex import reindex
+
+    settings = _settings(args)
+    store = _store(args, settings)
+    embedder = _embedder(settings)
+    n = reindex(store, embedder, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr))
+    print(f"\nre-embedded {n['chunks']} chunks and {n['figures']} figures with {embedder.model_name}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rag", description="Ingest PDFs and search them (Postgres + pgvector).")
+    p.add_argument("--data-dir", help="embedded database folder (default .rag-data, or RAG_DATA_DIR)")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("migrate", help="apply sql/ migrations").set_defaults(fn=cmd_migrate)
+
+    s = sub.add_parser("ingest", help="ingest PDF files or folders")
+    s.add_argument("paths", nargs="+")
+    s.add_argument("--password", help="password for encrypted PDFs")
+    s.add_argument("--no-ocr", action="store_true", help="skip OCR of figures and scanned pages")
+    s.add_argument("--json", action="store_true", help="one JSON object per file")
+    s.set_defaults(fn=cmd_ingest)
+
+    s = sub.add_parser("search", help="hybrid search")
+    s.add_argument("query", nargs="?")
+    s.add_argument("-k", type=int, default=5)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--questions-file", help="one question per line; prints one JSON object per line")
+    s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
+    s.add_argument("--company", action="append", help="company filter (repeatable)")
+    s.add_argument("--year-min", type=int)
+    s.add_argument("--year-max", type=int)
+    s.add_argument("--type", action="append", help="document type filter, e.g. 10-K (repeatable)")
+    s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
+    s.set_defaults(fn=cmd_search)
+
+    s = sub.add_parser("docs", help="list documents with chunk, figure and OCR-page counts")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_docs)
+
+    s = sub.add_parser("delete", help="delete documents by id")
+    s.add_argument("ids", nargs="+", type=int)
+    s.set_defaults(fn=cmd_delete)
+
+    sub.add_parser("doctor", help="consistency checks; non-zero exit when one fails").set_defaults(fn=cmd_doctor)
+    sub.add_parser("reindex", help="re-embed the store with the configured model").set_defaults(fn=cmd_reindex)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    for noisy in ("sentence_transformers", "transformers", "httpx", "RapidOCR", "pgserver"):
+        logging.getLogger(noisy).setLevel(logging.WARNING if args.verbose else logging.ERROR)
+    t = time.perf_counter()
+    try:
+        rc = args.fn(args)
+    except RagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    if args.verbose:
+        print(f"({time.perf_counter() - t:.1f} s)", file=sys.stderr)
+    return rc

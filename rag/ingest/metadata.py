@@ -1,0 +1,239 @@
+"""Company, fiscal year / period, document type, title and date, detected from the content
+(cover and first pages, PDF metadata); the file name is only a last resort."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
+                                      "september", "october", "november", "december"], 1)}
+_DATE = r"((?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2},?\s+(\d{4}))"
+_SUFFIX = (r"(?:inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ag|se|s\.a\.|n\.v\.|ltd\.?|limited|"
+           r"group|holdings?|llc|gmbh|kgaa)")
+_LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{_SUFFIX})(?=[\s,.;)]|$)", re.I)
+_QUARTER_WORDS = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4", "1st": "Q1", "2nd": "Q2",
+                  "3rd": "Q3", "4th": "Q4"}
+_STOP_KEY = re.compile(rf"\b({_SUFFIX}|co|corp|ltd|the|and|&)(?=\s|$)", re.I)
+
+
+@dataclass
+class DocMeta:
+    title: str | None = None
+    company: str | None = None
+    company_key: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    doc_type: str = "other"
+    published_date: str | None = None
+
+    def label(self) -> str:
+        """Readable label: 'Boeing 10-K FY2022', 'TAKKT sustainability report 2023'."""
+        parts = [self.company or self.title or ""]
+        if self.doc_type and self.doc_type != "other":
+            parts.append(self.doc_type)
+        if self.fiscal_year:
+            parts.append(f"{self.fiscal_period or 'FY'}{self.fiscal_year}" if self.fiscal_period in (None, "FY")
+                         and self.doc_type in ("10-K", "annual report") else
+                         f"{self.fiscal_period + ' ' if self.fiscal_period and self.fiscal_period != 'FY' else ''}{self.fiscal_year}")
+        return " ".join(p for p in parts if p).strip()
+
+
+def company_key(name: str | None) -> str | None:
+    if not name:
+        return None
+    k = name.lower().replace("’", "'")
+    k = re.sub(r"[.,()'\"]", " ", k)
+    k = _STOP_KEY.sub(" ", k)
+    k = re.sub(r"\s+", " ", k).strip()
+    return k or None
+
+
+def match_known_company(key: str | None, known: dict[str, str]) -> tuple[str, str] | None:
+    """An issuer already in the store whose key is a word-prefix of this one (or the reverse):
+    'amcor flexibles north america' → 'amcor'. known: key → display name."""
+    if not key:
+        return None
+    if key in known:
+        return key, known[key]
+    for k, name in known.items():
+        if key.startswith(k + " ") or k.startswith(key + " "):
+            return k, name
+    return None
+
+
+def _tidy_company(name: str) -> str:
+    name = re.sub(r"\s+", " ", name).strip(" ,.;:-")
+    if (name.isupper() or name.islower()) and len(name) > 4:
+        name = " ".join(w if len(w) <= 3 and w.isalnum() and any(c.isdigit() for c in w) else w.capitalize()
+                        for w in name.split())
+        name = re.sub(r"\b(Inc|Co|Corp|Ltd|Plc|Ag|Se|N\.v)\b", lambda m: {"Plc": "plc", "Ag": "AG", "Se": "SE",
+                      "N.v": "N.V."}.get(m.group(1), m.group(1)), name)
+    return name
+
+
+_NOT_NAME = re.compile(r"\b(securities|exchange|commission|report(ing)?|act of|pursuant|filer|per|share|diluted|net|sales|"
+                       r"quarter|results|revenue|income|trustee|trust company|indenture|the company|our company)\b", re.I)
+
+
+def _plausible_company(name: str) -> bool:
+    words = [w for w in re.split(r"\s+", name.strip()) if w]
+    if not words or _NOT_NAME.search(name) or (words[0][:1].isdigit() and not re.match(r"^\d+[A-Za-z]", words[0])):
+        return False
+    connectors = {"&", "and", "of", "the", "de", "und", "für"}
+    return all(w[:1].isupper() or w[:1].isdigit() or w.lower() in connectors or w.lower().rstrip(".,") in
+               {"inc", "plc", "co", "ag", "se", "ltd", "n.v", "s.a"} for w in words)
+
+
+def _year_from_date(text: str) -> tuple[int | None, str | None]:
+    m = re.search(_DATE, text, re.I)
+    if not m:
+        return None, None
+    try:
+        parts = m.group(1).replace(",", "").split()
+        d = dt.date(int(parts[2]), MONTHS[parts[0].lower()], int(parts[1]))
+        return d.year, d.isoformat()
+    except (ValueError, KeyError, IndexError):
+        return int(m.group(2)), None
+
+
+def detect(first_pages: list[str], pdf_meta: dict, file_name: str, all_text_sample: str = "") -> DocMeta:
+    """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
+    meta = DocMeta()
+    cover = "\n".join(first_pages)
+    low = cover.lower()
+    flat = re.sub(r"\s+", " ", low)
+    pm_title = (pdf_meta or {}).get("title") or ""
+    pm_subject = (pdf_meta or {}).get("subject") or ""
+    pm_all = f"{pm_title} {pm_subject} {(pdf_meta or {}).get('keywords') or ''}".lower()
+
+    cover1 = re.sub(r"\s+", " ", (first_pages[0] if first_pages else "").lower())[:4000]
+    # Document type, from the strongest signal to the weakest; form names only count on the cover page.
+    if re.search(r"form\s+10-?k\b", cover1) or re.search(r"\b10-k\b", pm_all) or "annual report pursuant to section 13" in flat:
+        meta.doc_type = "10-K"
+    elif re.search(r"form\s+10-?q\b", cover1) or re.search(r"\b10-q\b", pm_all) or "quarterly report pursuant to section 13" in flat:
+        meta.doc_type = "10-Q"
+    elif re.search(r"form\s+8-?k\b", cover1) or "current report pursuant to section 13" in flat:
+        meta.doc_type = "8-K"
+    elif re.search(r"(reports?|announces?|delivers?)\b.{0,80}\b(quarter|fiscal|full[- ]year)\b.{0,40}\bresults", flat) \
+            or re.search(r"\b(earnings release|results for the (first|second|third|fourth) quarter)", flat) \
+            or re.search(r"\b(quarter|4q|3q|2q|1q)\b.{0,40}\b(results|earnings)\b", pm_all):
+        meta.doc_type = "earnings release"
+    elif re.search(r"sustainability report|esg report|non-?financial (report|statement)|corporate (social )?responsibility"
+                   r"|impact report|climate report|sustainability statement", flat + " " + pm_all):
+        meta.doc_type = "sustainability report"
+    elif re.search(r"\babstract\b", flat[:6000]) and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
+        meta.doc_type = "research paper"
+    elif "annual report" in flat[:8000] or "annual report" in pm_all:
+        meta.doc_type = "annual report"
+
+    # Company: the registrant line of a filing, else the most frequent legal name on the first pages.
+    m = re.search(r"\n\s*([^\n]{2,80})\s*\n\s*\(exact name of registrant", cover, re.I)
+    if m and _plausible_company(m.group(1)):
+        meta.company = _tidy_company(m.group(1))
+    if not meta.company:
+        names = Counter()
+        for cand in _LEGAL_NAME.findall(cover[:20000]):
+            c = re.sub(r"\s+", " ", cand).strip()
+            words = c.split()
+            while words and not (words[0][:1].isupper() or words[0][:1].isdigit()):
+                words = words[1:]  # the regex starts at the leftmost word: drop lowercase lead-in words
+            while words and words[0].lower() in {"the", "of", "by", "and", "for", "from", "at", "to", "neither", "both",
+                                                 "each", "any", "this", "these", "our", "all", "nor", "with"}:
+                words = words[1:]
+            if len(words) == 1 and re.fullmatch(_SUFFIX, words[0], re.I):
+                continue
+            c = " ".join(words)
+            if 1 <= len(words) <= 6 and _plausible_company(c):
+                names[c] += 1
+        if names:
+            meta.company = _tidy_company(names.most_common(1)[0][0])
+    if not meta.company:
+        m = re.search(r"^\s*([A-Z][\w&.'\-]+(?:\s+[A-Z][\w&.'\-]+){0,3}?)\s+(?i:reports|announces|delivers|posts)\b", cover, re.M)
+        if m and _plausible_company(m.group(1)):
+            meta.company = m.group(1)
+    author = ((pdf_meta or {}).get("author") or "").strip()
+    if not meta.company and author and len(author) < 60 and _plausible_company(author) and not re.search(r"\d", author) \
+            and not re.search(r"edgar|donnelley|anonymous|user|admin|microsoft|sustainability|;", author, re.I):
+        meta.company = pdf_meta["author"].strip()
+    if not meta.company:
+        m = re.search(r"-\s*([A-Z][\w&. ]+?(?:Inc\.?|Company|Corporation|plc))\s*$", pm_title) or \
+            re.match(r"^([A-Z][\w&.\-]+(?:\s+[A-Z][\w&.\-]+){0,2}?)\s+(?:\d|[1-4]q|fy|q[1-4]|annual|sustainability|"
+                     r"non-?financial|esg|integrated|corporate|group\b|report|results|earnings)", pm_title, re.I)
+        if m and _plausible_company(m.group(1)):
+            meta.company = m.group(1).strip()
+    meta.company_key = company_key(meta.company)
+
+    # Fiscal year and period.
+    if meta.doc_type == "10-K":
+        m = re.search(r"(?:fiscal\s+)?year\s+ended\s*:?\s*" + _DATE, flat, re.I)
+        if m:
+            meta.fiscal_year, _ = _year_from_date(m.group(1))
+        meta.fiscal_period = "FY"
+    elif meta.doc_type == "10-Q":
+        m = re.search(r"quarterly\s+period\s+ended\s*:?\s*" + _DATE, flat, re.I)
+        if m:
+            meta.fiscal_year, _ = _year_from_date(m.group(1))
+    if meta.doc_type == "10-Q" and not meta.fiscal_period:
+        meta.fiscal_period = ("Q3" if "nine months ended" in flat else "Q2" if "six months ended" in flat
+                              else "Q1" if "three months ended" in flat else None)
+    q = re.search(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4}))?", flat)
+    if meta.doc_type == "earnings release" and q:
+        meta.fiscal_period = _QUARTER_WORDS[q.group(1)]
+        if q.group(2) and meta.doc_type == "earnings release":
+            meta.fiscal_year = int(q.group(2))
+    m_q = re.search(r"\b([1-4])q\s*(?:fy)?\s*(\d{2,4})\b|\bq([1-4])\s*(?:fy)?\s*(\d{4})\b", pm_all + " " + flat[:3000])
+    if meta.doc_type == "earnings release" and m_q:
+        qn = m_q.group(1) or m_q.group(3)
+        yr = m_q.group(2) or m_q.group(4)
+        meta.fiscal_period = meta.fiscal_period or f"Q{qn}"
+        if yr and not meta.fiscal_year:
+            meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
+    if meta.doc_type == "8-K":
+        m = re.search(r"date of report[^\n]{0,80}?" + _DATE, flat, re.I)
+        if m:
+            meta.fiscal_year, meta.published_date = _year_from_date(m.group(1))
+    if not meta.fiscal_year:
+        m = re.search(r"(?:fiscal(?:\s+year)?|fy)\s*'?(\d{4})\b", flat[:5000])
+        if m:
+            meta.fiscal_year = int(m.group(1))
+    if not meta.fiscal_year and meta.doc_type in ("sustainability report", "annual report", "earnings release"):
+        m = re.search(r"(report|statement)\s+(?:for\s+)?(?:the\s+year\s+)?(20[0-4]\d)\b|\b(20[0-4]\d)\s+(?:annual|sustainability|non-?financial|esg)", flat[:4000] + " " + pm_all)
+        if m:
+            meta.fiscal_year = int(m.group(2) or m.group(3))
+    if not meta.fiscal_year and meta.doc_type != "research paper":
+        years = Counter(int(y) for y in re.findall(r"\b(20[0-4]\d|19[89]\d)\b", flat[:6000]))
+        if years:
+            meta.fiscal_year = years.most_common(1)[0][0]
+    if not meta.fiscal_year:
+        m = re.search(r"(?<!\d)(20[0-4]\d)(?!\d)", file_name)
+        if m:
+            meta.fiscal_year = int(m.group(1))
+    if meta.doc_type == "research paper":
+        meta.fiscal_period = None
+        if not meta.fiscal_year:
+            m = re.search(r"\b(20[0-4]\d)\b", pm_all + " " + flat[:3000])
+            meta.fiscal_year = int(m.group(1)) if m else None
+
+    # Published date: PDF creation date unless a filing date was found.
+    if not meta.published_date:
+        cd = (pdf_meta or {}).get("creationDate") or ""
+        m = re.match(r"D:(\d{4})(\d{2})(\d{2})", cd)
+        if m:
+            try:
+                meta.published_date = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
+            except ValueError:
+                pass
+
+    # Title: meaningful PDF metadata title, else the first substantial line.
+    if pm_title and not re.fullmatch(r"[\d\-_ ]+|untitled.*|microsoft word.*|.*\.(docx?|indd|pdf)", pm_title, re.I):
+        meta.title = pm_title.strip()[:200]
+    else:
+        for line in cover.splitlines():
+            s = line.strip()
+            if len(s.split()) >= 2 and len(s) > 8 and not re.match(r"^(table of contents|united states|page)", s, re.I):
+                meta.title = s[:200]
+                break
+    return meta

@@ -1,0 +1,73 @@
+"""Opening a PDF safely: every failure becomes one clear IngestError naming the reason."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pymupdf
+
+from rag.errors import (CorruptPDFError, EmptyFileError, LimitExceededError, NotAPDFError,
+                        PasswordRequiredError, WrongPasswordError)
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def open_pdf(path: Path, password: str | None = None, max_mb: float | None = None,
+             max_pages: int | None = None) -> pymupdf.Document:
+    """Open and validate; raise an IngestError subclass with a one-line reason otherwise."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CorruptPDFError(f"cannot read file: {exc.strerror}") from exc
+    if size == 0:
+        raise EmptyFileError("empty file (0 bytes)")
+    if max_mb is not None and size > max_mb * 1024 * 1024:
+        raise LimitExceededError(f"file is {size / 1048576:.0f} MB, above the {max_mb:.0f} MB limit")
+    with open(path, "rb") as f:
+        head = f.read(1024)
+    if b"%PDF-" not in head:
+        raise NotAPDFError("not a PDF (no %PDF header): " + _sniff(head))
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:
+        raise CorruptPDFError(f"malformed PDF that could not be repaired ({exc})") from exc
+    if doc.needs_pass:
+        if not password:
+            doc.close()
+            raise PasswordRequiredError("password required (encrypted PDF): pass --password")
+        if not doc.authenticate(password):
+            doc.close()
+            raise WrongPasswordError("password required: the password given is wrong")
+    if doc.page_count == 0:
+        doc.close()
+        raise CorruptPDFError("malformed PDF: no readable pages (damaged or truncated file)")
+    if max_pages is not None and doc.page_count > max_pages:
+        n = doc.page_count
+        doc.close()
+        raise LimitExceededError(f"{n} pages, above the {max_pages}-page limit")
+    return doc
+
+
+def _sniff(head: bytes) -> str:
+    if head.startswith(b"PK"):
+        return "looks like a ZIP/Office file"
+    if head.lstrip()[:1] in (b"<",):
+        return "looks like HTML/XML"
+    if head[:3] == b"\xff\xd8\xff" or head[:8] == b"\x89PNG\r\n\x1a\n":
+        return "looks like an image"
+    try:
+        head.decode("utf-8")
+        return "looks like a text file"
+    except UnicodeDecodeError:
+        return "unknown binary content"
