@@ -35,6 +35,7 @@ class ChunkingSettings(BaseModel):
 class IngestSettings(BaseModel):
     ocr: bool = Field(True, description="OCR raster figures and pages without a text layer (rapidocr).")
     ocr_engine: str = Field("rapidocr", description="rapidocr (default) or easyocr when it is installed.")
+    ocr_budget_s: float = Field(60.0, description="Seconds of figure OCR per document at most; later figures keep their caption and context only.")
     figure_dpi: int = Field(150, description="Resolution of figure crops.")
     max_figures_per_page: int = Field(6, description="Figures kept per page at most (largest first).")
     min_figure_pt: float = Field(72.0, description="Figures smaller than this (points, either side) are dropped.")

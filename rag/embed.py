@@ -83,6 +83,9 @@ class Embedder:
         return vec
 
     def count_tokens(self, texts: list[str]) -> list[int]:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()  # counting long texts is the point; no truncation warning
         tok = self.model.tokenizer
         enc = tok(texts, add_special_tokens=False, truncation=False)["input_ids"]
         return [len(e) for e in enc]

@@ -35,7 +35,9 @@ class Figure:
     chunk_index: int | None = None
 
     def embed_text(self) -> str:
-        parts = [self.caption, self.ocr_text[:400], self.context[:400]]
+        # Caption and the surrounding paragraph carry the meaning; OCR is noisy (tick labels), so short.
+        # No document label: with a small model it outweighs a short caption.
+        parts = [self.caption, self.context[:400], self.ocr_text[:200]]
         return "\n".join(p for p in parts if p).strip() or "figure"
 
 
@@ -94,7 +96,7 @@ def _varies(values: list[float]) -> bool:
     if len(values) < 3:
         return False
     m = sum(values) / len(values)
-    return m > 0 and (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5 / m > 0.15
+    return m > 0 and (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5 / m > 0.05
 
 
 def _is_chart(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None]:
@@ -170,7 +172,7 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
     if not drawings or len(drawings) > 5000:
         return []
     try:
-        clusters = page.cluster_drawings(drawings=drawings, x_tolerance=6, y_tolerance=6)
+        clusters = page.cluster_drawings(drawings=drawings, x_tolerance=20, y_tolerance=10)
     except Exception:
         return []
     out = []
@@ -203,7 +205,8 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
                 # A caption continues on following lines of the same paragraph.
                 idx = rows.index(r)
                 for nxt in rows[idx + 1: idx + 4]:
-                    if nxt.y0 - r.y1 > nxt.size * 1.2 or len(text) > 300 or CAPTION.match(nxt.text):
+                    if nxt.y0 - r.y1 > nxt.size * 1.2 or len(text) > 300 or CAPTION.match(nxt.text) \
+                            or abs(nxt.size - r.size) > 0.6 or (text.rstrip().endswith(".") and len(text) > 30):
                         break
                     text += " " + nxt.text
                     r = nxt

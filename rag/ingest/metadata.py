@@ -155,7 +155,7 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, all_text_samp
         if m and _plausible_company(m.group(1)):
             meta.company = m.group(1)
     author = ((pdf_meta or {}).get("author") or "").strip()
-    if not meta.company and author and len(author) < 60 and _plausible_company(author) and not re.search(r"\d", author) \
+    if not meta.company and meta.doc_type != "research paper" and author and len(author) < 60 and _plausible_company(author) and not re.search(r"\d", author) \
             and not re.search(r"edgar|donnelley|anonymous|user|admin|microsoft|sustainability|;", author, re.I):
         meta.company = pdf_meta["author"].strip()
     if not meta.company:

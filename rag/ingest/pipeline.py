@@ -121,7 +121,18 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
     """Pages → (chunks, figures, ocr_page_count, first_pages_text). Page by page; one bad page is skipped."""
     cfg = settings.ingest
     warnings = warnings if warnings is not None else []
-    ocr_fn = (lambda png: "" if _is_photo(png) else ocr_text(png, cfg.ocr_engine)) if cfg.ocr else None
+    spent = [0.0]
+
+    def ocr_fn(png: bytes) -> str:
+        # Figure OCR costs 1-2 s a chart on 2 cores: photos are skipped and a per-document budget applies.
+        if spent[0] > cfg.ocr_budget_s or _is_photo(png):
+            return ""
+        t = time.perf_counter()
+        try:
+            return ocr_text(png, cfg.ocr_engine)
+        finally:
+            spent[0] += time.perf_counter() - t
+
     skip_digests = figmod.repeated_image_digests(doc)
     seen: set[str] = set()
     pages_rows: list[list[layout.Row]] = []
@@ -145,7 +156,7 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
                     lines = ocr_lines
                     ocr_pages += 1
             rows = layout.reading_order(lines, page.rect.width, page_no)
-            figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn))
+            figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn if cfg.ocr else None))
             if i < 5:
                 first_pages.append("\n".join(r.text for r in rows))
         except Exception as exc:  # a broken page must not sink the document
@@ -192,7 +203,7 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         label = meta.label()
         contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
         texts = [f"{ctx}\n{c.text}" for ctx, c in zip(contexts, chunks)]
-        fig_texts = [f"{label} | {f.embed_text()}" for f in figs]
+        fig_texts = [f.embed_text() for f in figs]
         if progress:
             progress("embedding", 0, len(texts) + len(fig_texts))
         vecs = embedder.encode(texts + fig_texts)

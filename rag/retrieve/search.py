@@ -52,7 +52,10 @@ class SearchResult:
 
 
 def hybrid_search(store, embedder: Embedder, query: str, k: int = 5, filters: SearchFilters | None = None,
-                  candidates: int = 50, max_figures: int = 3, figure_floor: float = 0.3) -> SearchResult:
+                  candidates: int = 50, max_figures: int = 3, figure_floor: float = 0.35,
+                  linked_figure_floor: float = 0.15) -> SearchResult:
+    """Top-k chunks by hybrid search, and at most max_figures figures: those linked to a returned chunk
+    (which the chunk's rank already vouches for, so a low floor) or close to the query by themselves."""
     t0 = time.perf_counter()
     vec = embedder.encode_query(query)
     t1 = time.perf_counter()
@@ -63,7 +66,9 @@ def hybrid_search(store, embedder: Embedder, query: str, k: int = 5, filters: Se
     if rows and max_figures:
         found = store.match_figures(vec, match_count=max_figures, chunk_ids=[r["chunk_id"] for r in rows],
                                     document_ids=(filters.document_ids if filters else None))
-        figs = [f for f in found if f["similarity"] >= figure_floor][:max_figures]
+        figs = [f for f in found if f["similarity"] >= (linked_figure_floor if f["linked"] else figure_floor)]
+        figs.sort(key=lambda f: (not f["linked"], -f["similarity"]))
+        figs = figs[:max_figures]
     t3 = time.perf_counter()
     return SearchResult(query, rows, figs, {
         "embed": round((t1 - t0) * 1000, 1), "search": round((t2 - t1) * 1000, 1),

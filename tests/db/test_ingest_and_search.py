@@ -1,0 +1,127 @@
+"""Ingestion and hybrid search on generated PDFs, against the real embedded Postgres and model."""
+
+import pytest
+
+from rag.retrieve.search import SearchFilters, hybrid_search
+
+
+def test_paper_sections_figure_and_search(clean_store, ingest, embedder, pdfs):
+    res = ingest(pdfs["paper"])
+    assert res.ok, res.error
+    assert res.chunks >= 4 and res.figures == 1 and res.pages == 2
+    docs = clean_store.list_documents()
+    assert docs[0]["doc_type"] == "research paper"
+    out = hybrid_search(clean_store, embedder, "How does accuracy change over training epochs?", k=3)
+    top = out.results[0]
+    assert top["page_start"] == 2 and top["section_type"] == "results"
+    fig = out.figures[0]
+    assert fig["page"] == 2 and fig["caption"].startswith("Figure 1")
+    assert fig["chunk_id"] in {r["chunk_id"] for r in out.results}  # linked to the results chunk
+    j = out.to_json()
+    assert set(j) == {"query", "results", "figures", "timings_ms"}
+    assert set(j["results"][0]) == {"document", "document_id", "chunk_id", "page", "pages", "section", "heading",
+                                    "score", "scores", "text"}
+    assert set(j["results"][0]["scores"]) >= {"cosine", "text_rank", "fused"}
+
+
+def test_10k_metadata_table_rows_vector_chart_and_relations(clean_store, ingest, embedder, pdfs):
+    for key in ("10k_2020", "10k_2021", "10k_2022"):
+        r = ingest(pdfs[key])
+        assert r.ok, r.error
+    docs = {d["fiscal_year"]: d for d in clean_store.list_documents()}
+    assert set(docs) == {2020, 2021, 2022}
+    d22 = docs[2022]
+    assert d22["doc_type"] == "10-K" and d22["company"] == "Acme Widgets Corporation"
+    assert d22["figures"] == 1  # the vector bar chart; the table is not a figure
+    rel = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(d22["document_id"])}
+    assert rel == {("previous_period", 2021)}
+    rel21 = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(docs[2021]["document_id"])}
+    assert rel21 == {("previous_period", 2020), ("next_period", 2022)}
+
+    out = hybrid_search(clean_store, embedder, "purchases of property, plant and equipment", k=5,
+                        filters=SearchFilters(year_min=2022, year_max=2022))
+    assert out.results and all(r["fiscal_year"] == 2022 for r in out.results)
+    hit = next(r for r in out.results if "Purchases of property" in r["content"])
+    line = next(l for l in hit["content"].splitlines() if l.startswith("Purchases of property"))
+    assert line == "Purchases of property, plant and equipment (PP&E) | (1,577) | (1,400) | (1,300)"
+    lines = hit["content"].splitlines()
+    assert "(Millions) | 2022 | 2021 | 2020" in lines[: lines.index(line)]  # the header travels with the rows
+    assert "Form 10-K" not in hit["content"]  # the running footer is not content
+    assert hit["heading"].startswith("PART II")
+
+
+def test_filters_that_match_nothing_return_nothing(clean_store, ingest, embedder, pdfs):
+    assert ingest(pdfs["esg"]).ok
+    out = hybrid_search(clean_store, embedder, "scope 1 emissions", filters=SearchFilters(companies=["nobody"]))
+    assert out.results == []
+
+
+def test_esg_raster_chart_caption_and_ocr(clean_store, ingest, embedder, pdfs):
+    r = ingest(pdfs["esg"])
+    assert r.ok and r.figures == 1
+    out = hybrid_search(clean_store, embedder, "chart of renewable electricity share", k=3)
+    f = out.figures[0]
+    assert f["caption"].startswith("Chart 3") and f["page"] == 2
+    assert "Renewable" in f["ocr_text"] or "renewable" in f["ocr_text"].lower()
+    png = clean_store.figure_image(f["figure_id"])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_same_file_twice_is_already_ingested(clean_store, ingest, pdfs):
+    first = ingest(pdfs["esg"])
+    second = ingest(pdfs["esg"])
+    assert first.ok and not first.already_ingested
+    assert second.already_ingested and second.document_id == first.document_id
+    assert len(clean_store.list_documents()) == 1
+
+
+def test_one_document_is_one_transaction(clean_store, embedder):
+    vec = [0.0] * 383 + [1.0]
+    good = {"chunk_index": 0, "page_start": 1, "page_end": 1, "content": "fine", "token_count": 1, "embedding": vec}
+    bad = dict(good, chunk_index=1, content="   ")  # violates the non-empty check
+    doc = {"file_name": "x.pdf", "sha256": "deadbeef", "page_count": 1, "embedding_model": embedder.model_name}
+    with pytest.raises(Exception):
+        clean_store.ingest_document(doc, [good, bad], [])
+    assert clean_store.list_documents() == []
+    with clean_store.transport.connection() as conn:
+        assert conn.execute("select count(*) from chunks").fetchone()[0] == 0
+
+
+def test_store_built_with_another_model_is_refused(clean_store, ingest, pdfs, settings):
+    from rag.embed import Embedder
+    from rag.errors import EmbeddingModelMismatch
+    from rag.ingest.pipeline import ingest_file
+
+    assert ingest(pdfs["esg"]).ok
+    other = Embedder(settings.embedding.model_copy(update={"model": "some-other-model"}))
+    with pytest.raises(EmbeddingModelMismatch, match="reindex"):
+        clean_store.check_model(other.model_name)
+    res = ingest_file(pdfs["paper"], clean_store, other, settings)
+    assert not res.ok and "reindex" in res.error
+    bad = clean_store.doctor("some-other-model", 384)
+    assert not next(c for c in bad if c["check_name"] == "embedding model")["ok"]
+
+
+def test_delete_cascades_and_doctor_passes(clean_store, ingest, embedder, pdfs):
+    r = ingest(pdfs["paper"])
+    assert all(c["ok"] for c in clean_store.doctor(embedder.model_name, embedder.dim))
+    assert clean_store.delete_document(r.document_id)
+    with clean_store.transport.connection() as conn:
+        assert conn.execute("select count(*) from chunks").fetchone()[0] == 0
+        assert conn.execute("select count(*) from figures").fetchone()[0] == 0
+
+
+def test_progress_is_reported_per_page(clean_store, ingest, pdfs):
+    seen = []
+    ingest(pdfs["paper"], progress=lambda stage, done, total: seen.append((stage, done, total)))
+    assert [s for s in seen if s[0] == "pages"] == [("pages", 1, 2), ("pages", 2, 2)]
+    assert any(s[0] == "embedding" for s in seen)
+
+
+def test_reindex_re_embeds_everything(clean_store, ingest, embedder, pdfs):
+    from rag.ingest.reindex import reindex
+
+    ingest(pdfs["paper"])
+    n = reindex(clean_store, embedder)
+    assert n["chunks"] > 0 and n["figures"] == 1
+    assert all(c["ok"] for c in clean_store.doctor(embedder.model_name, embedder.dim))

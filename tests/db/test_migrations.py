@@ -1,0 +1,32 @@
+import psycopg
+
+from rag.store import migrations
+
+
+def test_migrate_blank_database_then_rerun(store):
+    with store.transport.connection() as conn:
+        conn.execute("drop schema public cascade; create schema public")
+        applied = migrations.migrate(conn)
+        assert applied == [p.name for p in migrations.migration_files()]
+        assert migrations.migrate(conn) == []  # a second run applies nothing
+        tables = {r[0] for r in conn.execute("select tablename from pg_tables where schemaname = 'public'")}
+        assert {"documents", "chunks", "figures", "document_relations", "schema_migrations", "store_info"} <= tables
+        idx = {r[0]: r[1] for r in conn.execute("select indexname, indexdef from pg_indexes where schemaname = 'public'")}
+        assert "hnsw" in idx["chunks_embedding_hnsw"] and "vector_cosine_ops" in idx["chunks_embedding_hnsw"]
+        assert "gin" in idx["chunks_fts_gin"]
+        fk = conn.execute("""select confdeltype from pg_constraint where conrelid = 'chunks'::regclass
+                             and contype = 'f'""").fetchone()[0]
+        assert fk == "c"  # on delete cascade
+
+
+def test_every_function_states_its_contract():
+    for path in migrations.migration_files():
+        text = path.read_text()
+        assert text.lstrip().startswith("--"), f"{path.name} must start with a comment"
+
+
+def test_vector_extension_is_pgvector(store):
+    with store.transport.connection() as conn:
+        v = conn.execute("select extversion from pg_extension where extname = 'vector'").fetchone()[0]
+        assert tuple(int(x) for x in v.split(".")[:2]) >= (0, 5)
+        assert isinstance(conn, psycopg.Connection)

@@ -1,0 +1,73 @@
+from rag.config import ChunkingSettings
+from rag.ingest import chunking, layout
+
+
+def _line(text, y, x0=72, size=10, bold=False, cells=None):
+    return layout.Line(text, x0, y, x0 + 6 * len(text), y + size, size, bold, cells or [text])
+
+
+def test_table_row_keeps_label_and_numbers_on_one_line():
+    lines = [_line("Net income", 100), _line("2,100", 100, x0=380), _line("1,900", 100, x0=460)]
+    rows = layout.reading_order(lines, 612, 1)
+    assert len(rows) == 1 and rows[0].is_table
+    assert rows[0].text == "Net income | 2,100 | 1,900"
+
+
+def test_currency_sign_joins_its_number():
+    assert layout._join_cells(["Total", "$", "34,229", "$", "35,355"]) == ["Total", "$34,229", "$35,355"]
+    assert layout._join_cells(["Worldwide", "$34,229 $", "35,355"]) == ["Worldwide", "$34,229", "$35,355"]
+
+
+def test_year_header_row_is_detected_and_travels_with_table_chunks():
+    rows = [layout.Row("(Millions) | 2022 | 2021", 1, 90, 100, 72, 10, True, ["(Millions)", "2022", "2021"],
+                       is_header_row=True)]
+    for i in range(60):
+        rows.append(layout.Row(f"Item {i} | {i},000 | {i},500", 1, 100 + i * 10, 108 + i * 10, 72, 10, False,
+                               [f"Item {i}", f"{i},000", f"{i},500"], is_table=True))
+    units = chunking.rows_to_units([rows])
+    chunks = chunking.chunk_units(units, ChunkingSettings(min_words=20, target_words=60, max_words=80))
+    assert len(chunks) > 2
+    for c in chunks:
+        assert c.text.splitlines()[0] == "(Millions) | 2022 | 2021"
+
+
+def test_two_columns_are_read_column_by_column():
+    left = [_line("left column words " * 3 + str(i), 100 + 14 * i, x0=50) for i in range(8)]
+    right = [_line("right column words " * 3 + str(i), 100 + 14 * i, x0=320) for i in range(8)]
+    for l in left + right:
+        l.x1 = l.x0 + 250
+    rows = layout.reading_order(left + right, 612, 1)
+    texts = [r.text for r in rows]
+    assert texts[:8] == [l.text for l in left]
+    assert texts[8:] == [r.text for r in right]
+
+
+def test_repeated_headers_and_page_numbers_are_dropped():
+    pages, heights = [], []
+    for p in range(6):
+        pages.append([
+            layout.Row("ACME Corp Annual Report 2022", p + 1, 20, 30, 72, 8, False, ["ACME"]),
+            layout.Row(f"Body text of page {p}", p + 1, 300, 310, 72, 10, False, ["x"]),
+            layout.Row(str(p + 1), p + 1, 760, 770, 300, 8, False, [str(p + 1)]),
+        ])
+        heights.append(792)
+    rep = layout.repeated_margin_texts(pages, heights)
+    kept = [layout.drop_margins(r, h, rep) for r, h in zip(pages, heights)]
+    assert all(len(k) == 1 and k[0].text.startswith("Body") for k in kept)
+
+
+def test_section_types_from_headings():
+    assert layout.section_type_of("3 Experimental Results") == "results"
+    assert layout.section_type_of("2.1 Methodology") == "methods"
+    assert layout.section_type_of("Related Work") == "related_work"
+    assert layout.section_type_of("6. Conclusions and Future Work") == "conclusion"
+    assert layout.section_type_of("Abstract") == "abstract"
+    assert layout.section_type_of("Item 8. Financial Statements") is None
+
+
+def test_chunks_have_no_empty_text_and_respect_max_words():
+    rows = [layout.Row("word " * 900, 1, 100, 110, 72, 10, False, ["w"])]
+    units = chunking.rows_to_units([rows])
+    chunks = chunking.chunk_units(units, ChunkingSettings())
+    assert chunks and all(c.text.strip() for c in chunks)
+    assert all(c.words <= 350 for c in chunks)
