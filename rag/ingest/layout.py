@@ -130,6 +130,10 @@ def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
         for p in parts:
             cells.extend(p.cells)
         cells = _join_cells(cells)
+        # "1 | Introduction": a section number set apart from its title is a heading, not a table row.
+        if len(cells) == 2 and re.fullmatch(r"(\d{1,2}(\.\d{1,2}){0,3}|[A-H](\.\d{1,2}){0,2})\.?", cells[0]) \
+                and re.match(r"[A-Z][A-Za-z]", cells[1]) and len(cells[1].split()) <= 12:
+            cells = [f"{cells[0]} {cells[1]}"]
         r.cells = cells
         r.x0 = parts[0].x0
         r.size = max(p.size for p in parts)

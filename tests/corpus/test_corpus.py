@@ -1,0 +1,151 @@
+"""Extended suite on the real corpus in ../shared (skipped without it; CI sets RAG_REQUIRE_CORPUS=1)."""
+
+import json
+import resource
+import subprocess
+import sys
+
+import pymupdf
+import pytest
+
+from conftest import corpus_or_skip
+from rag.config import Settings
+from rag.ingest import figures as figmod
+from rag.ingest import layout
+from rag.ingest.pipeline import _DICT_FLAGS
+
+pytestmark = pytest.mark.corpus
+
+
+def _page_figures(path, page_no):
+    doc = pymupdf.open(path)
+    page = doc[page_no - 1]
+    rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, page_no)
+    return figmod.extract_figures(page, page_no, rows, set(), Settings().ingest, set(), None)
+
+
+# Chosen by looking at the rendered pages: (file, page, kind, caption start or None, text found in the figure)
+KNOWN_CHARTS = [
+    ("financebench/AMD_2022_annualreport.pdf", 3, "vector", None, "$23.6B"),
+    ("financebench/AMD_2022_annualreport.pdf", 50, "vector", None, "Cumulative"),
+    ("papers/acl2020_s2orc.pdf", 5, "raster", "Figure 2", None),
+    ("papers/eacl2023_longeval.pdf", 6, "vector", "Figure 4", "Fraction of units"),
+    ("papers/pasa_arxiv.pdf", 9, "vector", "Figure 3", None),
+    ("papers/strain_sensor_cmos.pdf", 6, "vector", "Figure 8", "Strain"),
+    ("esg/kion_nonfinancial_report_2023.pdf", 13, "raster", "Results of the KION Group materiality", None),
+    ("esg/vonovia_sustainability_report_2020.pdf", 23, "vector", None, "Scope 1"),
+]
+
+
+@pytest.mark.parametrize("rel,page,kind,caption,text", KNOWN_CHARTS)
+def test_known_chart_found_on_its_page(rel, page, kind, caption, text):
+    path = corpus_or_skip(*rel.split("/"))
+    figs = [f for f in _page_figures(path, page) if f.kind == kind]
+    assert figs, f"no {kind} figure on {rel} p{page}"
+    if caption:
+        assert any(f.caption.startswith(caption) for f in figs), [f.caption for f in figs]
+    if text:
+        assert any(text in f.ocr_text for f in figs), [f.ocr_text[:80] for f in figs]
+
+
+def test_tables_of_a_10k_are_not_figures():
+    path = corpus_or_skip("financebench-dev", "3M_2022_10K.pdf")
+    assert _page_figures(path, 52) == []  # the cash-flow statement page
+    assert _page_figures(path, 50) == []  # the balance sheet
+
+
+@pytest.fixture(scope="module")
+def corpus_store(store, embedder, settings):
+    from rag.ingest.pipeline import ingest_file
+
+    with store.transport.connection() as conn:
+        conn.execute("truncate documents, store_info restart identity cascade")
+    results = {}
+    for rel in ("papers/acl2020_s2orc.pdf", "esg/kion_nonfinancial_report_2023.pdf",
+                "financebench/AMD_2022_annualreport.pdf"):
+        path = corpus_or_skip(*rel.split("/"))
+        results[path.stem] = ingest_file(path, store, embedder, settings)
+    return store, results
+
+
+def test_real_paper_esg_and_10k_ingest(corpus_store):
+    store, results = corpus_store
+    assert all(r.ok for r in results.values()), {k: r.error for k, r in results.items()}
+    docs = {d["file_name"]: d for d in store.list_documents()}
+    assert docs["acl2020_s2orc.pdf"]["doc_type"] == "research paper"
+    assert docs["kion_nonfinancial_report_2023.pdf"]["doc_type"] == "sustainability report"
+    assert docs["kion_nonfinancial_report_2023.pdf"]["fiscal_year"] == 2023
+    assert docs["AMD_2022_annualreport.pdf"]["doc_type"] == "10-K"
+    assert docs["AMD_2022_annualreport.pdf"]["fiscal_year"] == 2022
+    with store.transport.connection() as conn:
+        secs = dict(conn.execute("""select section_type, count(*) from chunks c join documents d on d.id = c.document_id
+                                    where d.file_name = 'acl2020_s2orc.pdf' group by 1""").fetchall())
+    assert {"abstract", "introduction", "references"} <= set(secs)
+
+
+@pytest.mark.parametrize("question,doc,pages", [
+    ("How many tokens of text were used to pretrain SciBERT on S2ORC?", "acl2020_s2orc.pdf", {6, 7}),
+    ("How much energy did the KION Group consume in 2023?", "kion_nonfinancial_report_2023.pdf", {5, 31}),
+    ("What was AMD's Data Center segment revenue in 2022?", "AMD_2022_annualreport.pdf", {3, 51, 57}),
+    ("Comparison of five-year cumulative total return AMD S&P 500", "AMD_2022_annualreport.pdf", {50}),
+])
+def test_search_finds_the_evidence_page(corpus_store, embedder, question, doc, pages):
+    from rag.retrieve.search import hybrid_search
+
+    store, _ = corpus_store
+    out = hybrid_search(store, embedder, question, k=5)
+    hits = [(r["file_name"], set(range(r["page_start"], r["page_end"] + 1))) for r in out.results]
+    assert any(f == doc and p & pages for f, p in hits), hits
+
+
+# (file, expected: "ok" or a phrase of the error, password)
+BAD = [
+    ("zero_byte.pdf", "empty file", None),
+    ("corrupt_unreadable_metadata.pdf", "malformed", None),
+    ("corrupt_malformed_issue932.pdf", "ok", None),
+    ("corrupt_int_metadata_issue297.pdf", "no text", None),
+    ("corrupt_pdfminer_invalid_structure.pdf", "ok", None),
+    ("derived_truncated_40pct_s2orc.pdf", "ok", None),
+    ("encrypted_user_pw__password.pdf", "password required", None),
+    ("encrypted_user_pw__password.pdf", "ok", "password"),
+    ("encrypted_user_pw__openpassword.pdf", "ok", "openpassword"),
+    ("encrypted_user_pw__test.pdf", "ok", "test"),
+    ("encrypted_aes_empty_userpw_copyprotected.pdf", "ok", None),
+    ("blank_page.pdf", "no text", None),
+    ("paper_with_empty_pages.pdf", "ok", None),
+    ("scanned_tableformer_page.pdf", "ok", None),
+    ("scanned_typewriter_thesis.pdf", "ok", None),
+    ("scanned_rotated_90.pdf", "ok", None),
+    ("scanned_tax_form_2p.pdf", "ok", None),
+    ("scanned_brochure_color.pdf", "ok", None),
+    ("odd_1349_inline_images_page.pdf", "ok", None),
+]
+
+
+@pytest.mark.parametrize("name,expected,password", BAD)
+def test_bad_corpus_file(clean_store, ingest, name, expected, password):
+    path = corpus_or_skip("bad", name)
+    res = ingest(path, password=password)
+    if expected == "ok":
+        assert res.ok, res.error
+        assert res.chunks > 0
+        if name.startswith("scanned"):
+            assert res.ocr_pages >= 1
+        if name.startswith("odd_1349"):
+            assert res.figures <= 6 and res.seconds < 30
+    else:
+        assert not res.ok and expected in res.error and "\n" not in res.error
+        with clean_store.transport.connection() as conn:
+            assert conn.execute("select count(*) from documents").fetchone()[0] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["huge_619_pages.pdf", "huge_400_pages_images.pdf"])
+def test_huge_files_ingest_in_bounded_memory(tmp_path, name):
+    path = corpus_or_skip("bad", name)
+    out = subprocess.run([sys.executable, "-m", "rag", "--data-dir", str(tmp_path / "s"), "ingest", "--json", str(path)],
+                         capture_output=True, text=True, timeout=900)
+    res = json.loads(out.stdout.splitlines()[-1])
+    assert res["error"] is None and res["pages"] in (619, 400) and res["chunks"] > 100
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert peak_mb < 3000, f"peak RSS {peak_mb:.0f} MB"
