@@ -182,7 +182,8 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
             continue
         if rect.width * rect.height > 0.85 * area:
             continue
-        if any((rect & t).get_area() > 0.5 * rect.get_area() for t in taken):
+        # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own.
+        if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area()) for t in taken):
             continue
         inside = [d for d in drawings if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
         ok, chart_type = _is_chart(inside, rect)
