@@ -59,7 +59,7 @@ def corpus_store(store, embedder, settings):
     from rag.ingest.pipeline import ingest_file
 
     with store.transport.connection() as conn:
-        conn.execute("truncate documents, store_info restart identity cascade")
+        conn.execute("truncate documents, store_info, term_stats restart identity cascade")
     results = {}
     for rel in ("papers/acl2020_s2orc.pdf", "esg/kion_nonfinancial_report_2023.pdf",
                 "financebench/AMD_2022_annualreport.pdf"):

@@ -125,3 +125,15 @@ def test_reindex_re_embeds_everything(clean_store, ingest, embedder, pdfs):
     n = reindex(clean_store, embedder)
     assert n["chunks"] > 0 and n["figures"] == 1
     assert all(c["ok"] for c in clean_store.doctor(embedder.model_name, embedder.dim))
+
+
+def test_term_stats_follow_inserts_and_cascading_deletes(clean_store, ingest, pdfs):
+    def ndoc(lexeme):
+        with clean_store.transport.connection() as conn:
+            row = conn.execute("select ndoc from term_stats where lexeme = %s", (lexeme,)).fetchone()
+            return row[0] if row else 0
+
+    r = ingest(pdfs["esg"])
+    assert ndoc("greenfield") >= 1
+    clean_store.delete_document(r.document_id)
+    assert ndoc("greenfield") == 0
