@@ -68,12 +68,13 @@ def bench_ingest() -> list[dict]:
 
 
 def queries() -> list[str]:
-    """100 distinct questions: the financebench_dev questions, then shorter analyst-style rewrites of them."""
+    """100 distinct questions: financebench_dev, their last sentences, dev.jsonl, then keyword forms."""
     qs = [json.loads(l)["question"] for l in (SHARED / "eval/financebench_dev.jsonl").read_text().splitlines() if l]
+    dev = [json.loads(l)["question"] for l in (SHARED / "eval/dev.jsonl").read_text().splitlines() if l]
     short = [q.split(". ")[-1] if ". " in q else q for q in qs]
     kw = [" ".join(w for w in q.replace("?", "").split() if len(w) > 3)[:80] for q in qs]
     out, seen = [], set()
-    for q in qs + short + kw:
+    for q in qs + short + dev + kw:
         if q not in seen:
             seen.add(q)
             out.append(q)
