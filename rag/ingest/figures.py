@@ -195,6 +195,8 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
 
 def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     """Caption below or above the figure ('Figure 3:', 'Chart', 'Exhibit'…), else the nearest title line."""
+    # Only rows that share the figure's horizontal span: the other column's prose is not its caption.
+    rows = [r for r in rows if min(r.x1 or r.x0 + 1, rect.x1) - max(r.x0, rect.x0) > 0]
     below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
@@ -214,7 +216,10 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
                 num = FIG_NUM.search(text)
                 return text[:400], (num.group(1) if num else None)
     # No explicit caption: a short title-like line just above, or the first line inside the chart.
-    for r in sorted(inside, key=lambda r: r.y0)[:6] + sorted(above, key=lambda r: -r.y0)[:3]:
+    near_above = sorted(above, key=lambda r: -r.y0)[:3]
+    inside_size = max((r.size for r in inside), default=0)
+    emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
+    for r in emphasised + sorted(inside, key=lambda r: r.y0)[:6] + near_above:
         if _title_like(r):
             return r.text[:200], None
     return "", None
@@ -252,9 +257,23 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     raster = _raster_regions(page, skip_digests, cfg)
     vector = _vector_regions(page, raster, cfg, rows)
     regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
+    # Panels of one figure ("Figure 3" over four heatmaps) become one figure: same numbered caption.
+    merged: dict[str, list] = {}
+    singles = []
+    for rect, kind, chart_type in regions:
+        caption, number = _caption_for(rect, rows)
+        if number:
+            key = number
+            if key in merged:
+                merged[key][0] |= rect
+                continue
+            merged[key] = [pymupdf.Rect(rect), kind, chart_type, caption, number]
+        else:
+            singles.append([rect, kind, chart_type, caption, number])
+    regions = list(merged.values()) + singles
     regions.sort(key=lambda x: -x[0].get_area())
     figures: list[Figure] = []
-    for rect, kind, chart_type in regions[: cfg.max_figures_per_page]:
+    for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
         clip = (rect + (-6, -6, 6, 6)) & page.rect
         try:
             pix = page.get_pixmap(clip=clip, dpi=cfg.figure_dpi)
@@ -267,7 +286,6 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
         if digest in seen_hashes:
             continue
         seen_hashes.add(digest)
-        caption, number = _caption_for(rect, rows)
         if not caption:  # a label set in the same row as its neighbours' labels: read the band below/above
             for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
                          pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):

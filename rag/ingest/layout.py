@@ -47,6 +47,7 @@ class Row:
     is_table: bool = False
     is_header_row: bool = False
     heading_level: int | None = None
+    x1: float = 0.0
 
     @property
     def words(self) -> int:
@@ -136,6 +137,7 @@ def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
             cells = [f"{cells[0]} {cells[1]}"]
         r.cells = cells
         r.x0 = parts[0].x0
+        r.x1 = max(p.x1 for p in parts)
         r.size = max(p.size for p in parts)
         r.bold = all(p.bold for p in parts)
         numeric = sum(_is_numeric(c) for c in cells)
