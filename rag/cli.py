@@ -117,6 +117,7 @@ def _filters(args):
 
 
 def cmd_search(args) -> int:
+    from rag.retrieve.pipeline import retrieve
     from rag.retrieve.search import hybrid_search
 
     settings = _settings(args)
@@ -131,18 +132,44 @@ def cmd_search(args) -> int:
             print("give a question or --questions-file", file=sys.stderr)
             return 2
         questions = [args.query]
+    cfg = settings.retrieval.model_copy(update={"k": args.k} if args.k else {})
+    docs = store.list_documents()
     for q in questions:
-        res = hybrid_search(store, embedder, q, k=args.k, filters=_filters(args))
-        if args.json or args.questions_file:
-            print(json.dumps(res.to_json(), ensure_ascii=False), flush=True)
+        if args.raw:
+            out = hybrid_search(store, embedder, q, k=args.k or 5, filters=_filters(args)).to_json()
         else:
-            print(f"# {q}  ({res.timings_ms['total']:.0f} ms)")
-            for i, r in enumerate(res.to_json()["results"], 1):
-                snippet = " ".join(r["text"].split())[:160]
-                print(f"{i}. {r['document']} p.{r['page']} [{r['section']}] {r['heading'][:60]}  score={r['score']:.4f}")
-                print(f"   {snippet}")
-            for f in res.to_json()["figures"]:
-                print(f"   figure {f['figure_id']}: {f['document']} p.{f['page']} {f['caption'][:60]} ({f['score']:.2f})")
+            out = retrieve(store, embedder, q, cfg, filters=_filters(args), documents=docs).to_json(with_trace=args.trace)
+        if args.json or args.questions_file or args.trace:
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+            continue
+        print(f"# {q}  ({out['timings_ms'].get('total', 0):.0f} ms)")
+        if out.get("refused"):
+            print(f"   {out['message']}")
+        for i, r in enumerate(out["results"], 1):
+            snippet = " ".join(r["text"].split())[:160]
+            print(f"{i}. {r['document']} p.{r['page']} [{r['section']}] {r['heading'][:60]}  score={r['score']:.4f}")
+            print(f"   {snippet}")
+        for f in out["figures"]:
+            print(f"   figure {f['figure_id']}: {f['document']} p.{f['page']} {f['caption'][:60]} ({f['score']:.2f})")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from rag.eval import format_report, run_eval
+
+    settings = _settings(args)
+    store = _store(args, settings)
+    embedder = _embedder(settings)
+    store.check_model(embedder.model_name)
+    rep = run_eval(store, embedder, Path(args.questions), k=args.k, baseline=args.baseline,
+                   cfg=settings.retrieval,
+                   progress=lambda i, n: print(f"\r{i}/{n}", end="", file=sys.stderr, flush=True))
+    print(file=sys.stderr)
+    print(format_report(rep))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rep, indent=1, default=str))
+        print(f"wrote {args.json}")
     return 0
 
 
@@ -215,8 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", help="hybrid search")
     s.add_argument("query", nargs="?")
-    s.add_argument("-k", type=int, default=5)
+    s.add_argument("-k", type=int, default=None, help="chunks to return (default: dynamic 3/5/7)")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--trace", action="store_true", help="JSON with the detected intent and every stage's trace")
+    s.add_argument("--raw", action="store_true", help="plain hybrid SQL search, no reranking or diversity")
     s.add_argument("--questions-file", help="one question per line; prints one JSON object per line")
     s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
     s.add_argument("--company", action="append", help="company filter (repeatable)")
@@ -225,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--type", action="append", help="document type filter, e.g. 10-K (repeatable)")
     s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
     s.set_defaults(fn=cmd_search)
+
+    s = sub.add_parser("eval", help="retrieval metrics on labelled questions, with the cosine baseline")
+    s.add_argument("questions")
+    s.add_argument("--k", type=int, default=5)
+    s.add_argument("--json", help="write the full report (plot-ready) to this file")
+    s.add_argument("--baseline", action="store_true", help="also run plain cosine top-k in the same run")
+    s.set_defaults(fn=cmd_eval)
 
     s = sub.add_parser("docs", help="list documents with chunk, figure and OCR-page counts")
     s.add_argument("--json", action="store_true")

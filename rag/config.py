@@ -43,6 +43,33 @@ class IngestSettings(BaseModel):
     max_pages: int = Field(2000, description="Documents with more pages are refused before parsing.")
 
 
+class RetrievalSettings(BaseModel):
+    rerank_size: int = Field(30, description="Candidates the reranker sees; the SQL pool is max(50, 2 × this).")
+    rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
+    threshold: float = Field(0.30, description="Minimum relevance (cosine similarity for the bi-encoder, sigmoid of "
+                             "the cross-encoder score) for a chunk to be used. Calibrated for all-MiniLM-L6-v2 on "
+                             "../shared/eval: see README 'Retrieval'.")
+    recency_weight: float = Field(0.15, description="0 = no recency preference; 1 = score fully scaled by age decay.")
+    recency_half_life_years: float = Field(3.0, description="Age at which the recency factor halves.")
+    section_boost: float = Field(2.0, description="Multiplier for chunks in a target section of the question.")
+    related_section_boost: float = Field(1.3, description="Multiplier for chunks in a related section.")
+    company_boost: float = Field(1.5, description="Multiplier for a company named in the question (when not a filter).")
+    year_boost: float = Field(1.6, description="Multiplier for the fiscal year the question targets.")
+    other_year_boost: float = Field(1.15, description="Multiplier for other years named in the question.")
+    period_boost: float = Field(1.3, description="Multiplier for the quarter / document type the question names.")
+    statement_boost: float = Field(1.6, description="Multiplier for chunks under the financial statement named.")
+    mmr_lambda: float = Field(0.75, description="MMR trade-off: 1 = relevance only, 0 = diversity only.")
+    diversity: bool = Field(True, description="Apply MMR, per-document caps and location groups.")
+    max_per_document: int = Field(3, description="Chunks per document at most, unless the question targets one.")
+    k: int | None = Field(None, description="Chunks in the answer; None = dynamic 3 / 5 / 7 by question.")
+    context_chars: int = Field(9000, description="Character budget of the final chunks.")
+    cross_encoder: str | None = Field(None, description="sentence-transformers CrossEncoder name or path; None = "
+                                      "heuristic reranking only (no cross-encoder weights ship offline).")
+    max_figures: int = Field(3, description="Figures per answer at most.")
+    figure_floor: float = Field(0.40, description="Minimum caption/context similarity for a figure not linked to a final chunk.")
+    linked_figure_floor: float = Field(0.20, description="Minimum similarity for a figure linked to a final chunk.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__", extra="ignore")
 
@@ -50,6 +77,7 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 
 
 def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:

@@ -1,0 +1,117 @@
+"""Scoring after the SQL pool: metadata boosts, recency, section boost, heuristic signals and an optional
+cross-encoder. Each factor is kept on the candidate so the debug view can show why it ranked where it did."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from rag.config import RetrievalSettings
+from rag.retrieve.query import QueryIntent
+
+_ce_cache: dict[str, object] = {}
+_ce_lock = threading.Lock()
+
+
+def doc_age_years(c: dict, newest: float) -> float:
+    """Age relative to the newest document in the store: fiscal year, else published date, else upload time."""
+    return max(0.0, newest - doc_time(c))
+
+
+def doc_time(c: dict) -> float:
+    if c.get("fiscal_year"):
+        q = {"Q1": 0.25, "Q2": 0.5, "Q3": 0.75, "Q4": 1.0}.get(c.get("fiscal_period") or "", 1.0)
+        return c["fiscal_year"] + q - 1.0
+    for key in ("published_date", "uploaded_at"):
+        v = c.get(key)
+        if v:
+            try:
+                y, m = int(str(v)[:4]), int(str(v)[5:7])
+                return y + (m - 1) / 12
+            except ValueError:
+                pass
+    return 0.0
+
+
+def recency_factor(age: float, weight: float, half_life: float) -> float:
+    """(1 - w) + w · 0.5^(age / half-life): 1 for the newest document, decaying with age, never below 1 - w."""
+    if weight <= 0:
+        return 1.0
+    return (1 - weight) + weight * math.pow(0.5, age / max(half_life, 1e-6))
+
+
+def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applied_filters: dict,
+          doc_chunk_counts: dict[int, int], newest: float) -> None:
+    """Set per-candidate factors and the final score (normalised to 0..1 over the pool)."""
+    top_fused = max((c["fused_score"] for c in cands), default=1.0) or 1.0
+    weight = 1.0 if intent.latest else cfg.recency_weight
+    for c in cands:
+        f: dict[str, float] = {}
+        f["fused_norm"] = c["fused_score"] / top_fused
+        meta = 1.0
+        key = (c.get("company_key") or "")
+        if intent.companies and not applied_filters.get("companies") and key in intent.companies:
+            meta *= cfg.company_boost
+        if intent.years and c.get("fiscal_year"):
+            if c["fiscal_year"] == intent.target_year:
+                meta *= cfg.year_boost
+            elif c["fiscal_year"] in intent.years:
+                meta *= cfg.other_year_boost
+        if intent.quarters and c.get("fiscal_period") in intent.quarters:
+            meta *= cfg.period_boost
+        if intent.doc_types and c.get("doc_type") in intent.doc_types:
+            meta *= cfg.period_boost
+        f["metadata"] = meta
+        f["recency"] = recency_factor(doc_age_years(c, newest), weight, cfg.recency_half_life_years)
+        sec = 1.0
+        if c["section_type"] in intent.target_sections:
+            sec = cfg.section_boost
+        elif c["section_type"] in intent.related_sections:
+            sec = cfg.related_section_boost
+        head = (c.get("heading") or "").lower()
+        if intent.statement_words and any(w in head for w in intent.statement_words):
+            sec = max(sec, cfg.statement_boost)
+        f["section"] = sec
+        # Heuristic signals of the design brief.
+        words = len(c["content"].split())
+        h = 1.0
+        if words < 40:
+            h *= 0.75
+        elif words > 420:
+            h *= 0.9
+        n = doc_chunk_counts.get(c["document_id"], 0) or 1
+        if c["chunk_index"] == 0:
+            h *= 1.1 if ("abstract" in intent.target_sections or "introduction" in intent.target_sections) else 0.85
+        h *= 1.0 + 0.05 * (1.0 - min(1.0, c["chunk_index"] / n))  # early-position bonus
+        f["heuristic"] = h
+        c["factors"] = f
+        c["relevance"] = max(0.0, float(c["cosine_similarity"]))
+        c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h
+    _cross_encode(cands, intent, cfg)
+    top = max((c["final"] for c in cands), default=1.0) or 1.0
+    for c in cands:
+        c["final"] = c["final"] / top
+
+
+def _cross_encode(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings) -> None:
+    """Optional cross-encoder: its sigmoid score becomes the relevance and multiplies the final score."""
+    if not cfg.cross_encoder or not cands:
+        return
+    with _ce_lock:
+        model = _ce_cache.get(cfg.cross_encoder)
+        if model is None:
+            from sentence_transformers import CrossEncoder
+
+            model = CrossEncoder(cfg.cross_encoder, device="cpu")
+            _ce_cache[cfg.cross_encoder] = model
+    pool = sorted(cands, key=lambda c: -c["final"])[: cfg.rerank_size]
+    raw = model.predict([(intent.rewritten, c["content"][:2000]) for c in pool], show_progress_bar=False)
+    for c, r in zip(pool, raw):
+        p = 1 / (1 + math.exp(-float(r)))
+        c["factors"]["rerank"] = p
+        c["relevance"] = p
+        c["final"] *= 0.5 + p
+    for c in cands:
+        if "rerank" not in c["factors"]:
+            c["factors"]["rerank"] = 0.0
+            c["final"] *= 0.5
