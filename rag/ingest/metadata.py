@@ -99,7 +99,7 @@ def _year_from_date(text: str) -> tuple[int | None, str | None]:
         return int(m.group(2)), None
 
 
-def detect(first_pages: list[str], pdf_meta: dict, file_name: str, all_text_sample: str = "") -> DocMeta:
+def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
     """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
     meta = DocMeta()
     cover = "\n".join(first_pages)
@@ -130,7 +130,8 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, all_text_samp
         meta.doc_type = "annual report"
 
     # Company: the registrant line of a filing, else the most frequent legal name on the first pages.
-    m = re.search(r"\n\s*([^\n]{2,80})\s*\n\s*\(exact name of registrant", cover, re.I)
+    # A glossy annual report puts the 10-K cover (with the registrant line) a few pages in.
+    m = re.search(r"\n\s*([^\n]{2,80})\s*\n\s*\(exact name of registrant", cover + "\n" + "\n".join(later_pages or []), re.I)
     if m and _plausible_company(m.group(1)):
         meta.company = _tidy_company(m.group(1))
     if not meta.company:

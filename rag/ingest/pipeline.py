@@ -118,7 +118,7 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
 
 def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | None = None,
               warnings: list[str] | None = None):
-    """Pages → (chunks, figures, ocr_page_count, first_pages_text). Page by page; one bad page is skipped."""
+    """Pages → (chunks, figures, ocr_page_count, text of the first 12 pages). Page by page; one bad page is skipped."""
     cfg = settings.ingest
     warnings = warnings if warnings is not None else []
     spent = [0.0]
@@ -157,7 +157,7 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
                     ocr_pages += 1
             rows = layout.reading_order(lines, page.rect.width, page_no)
             figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn if cfg.ocr else None))
-            if i < 5:
+            if i < 12:
                 first_pages.append("\n".join(r.text for r in rows))
         except Exception as exc:  # a broken page must not sink the document
             warnings.append(f"page {page_no} skipped: {type(exc).__name__}: {exc}")
@@ -195,7 +195,7 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         if not chunks:
             raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
                               " or scanned (OCR is switched off)"))
-        meta = metadata.detect(first_pages, doc.metadata or {}, res.file)
+        meta = metadata.detect(first_pages[:5], doc.metadata or {}, res.file, later_pages=first_pages[5:])
         known = {d["company_key"]: d["company"] for d in store.list_documents() if d.get("company_key")}
         same = metadata.match_known_company(meta.company_key, known)
         if same:
@@ -209,6 +209,10 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         vecs = embedder.encode(texts + fig_texts)
         if progress:
             progress("embedding", len(texts) + len(fig_texts), len(texts) + len(fig_texts))
+        if meta.doc_type == "research paper":
+            from rag.ingest.sections import assign_by_content
+
+            assign_by_content(chunks, vecs[: len(chunks)], embedder)
         tokens = embedder.count_tokens([c.text for c in chunks])
         doc_row = {
             "file_name": res.file, "title": meta.title, "company": meta.company, "company_key": meta.company_key,

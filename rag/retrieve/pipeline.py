@@ -136,18 +136,27 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         st["notes"] = {"user": _describe(user), "detected": auto}
         st["out"] = len(pool_docs)
 
-    vec = embedder.encode_query(intent.rewritten)
+    with trace.stage("embed query") as st:
+        vec = embedder.encode_query(intent.rewritten)
     pool = max(50, 2 * cfg.rerank_size)
     with trace.stage("candidates (hybrid SQL)") as st:
-        cands = store.match_chunks(vec, intent.rewritten, match_count=pool, candidate_count=pool, rrf_k=cfg.rrf_k,
+        cands = store.match_chunks(vec, intent.text_query, match_count=pool, candidate_count=pool, rrf_k=cfg.rrf_k,
                                    **params)
         seen = {c["chunk_id"] for c in cands}
+        if intent.statement_words:
+            # The statement the question names: its own full-text search, so its pages are in the pool.
+            title = "consolidated statements " + " ".join(intent.statement_words[:1]) + " " + intent.text_query
+            for c in store.match_chunks(vec, title, match_count=pool // 2, candidate_count=pool, rrf_k=cfg.rrf_k,
+                                        full_text_weight=2.0, **params):
+                if c["chunk_id"] not in seen:
+                    seen.add(c["chunk_id"])
+                    cands.append(c)
         ents = _entities(intent)
         for e in ents:  # every named company / period gets its own candidates
             p = dict(params, filter_companies=e["companies"])
             if "year" in e:
                 p["filter_year_min"] = p["filter_year_max"] = e["year"]
-            for c in store.match_chunks(vec, intent.rewritten, match_count=pool // 2, candidate_count=pool,
+            for c in store.match_chunks(vec, intent.text_query, match_count=pool // 2, candidate_count=pool,
                                         rrf_k=cfg.rrf_k, **p):
                 if c["chunk_id"] not in seen:
                     seen.add(c["chunk_id"])
@@ -155,6 +164,7 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         for c in cands:
             d = by_id.get(c["document_id"], {})
             c["company_key"] = d.get("company_key")
+            c["doc_type"] = d.get("doc_type", c.get("doc_type"))
         st["in"], st["out"] = None, len(cands)
         st["notes"] = {"pool": pool, "sub_searches": len(ents)}
 
@@ -165,6 +175,25 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         st["out"] = len(cands)
         st["notes"] = {"cross_encoder": cfg.cross_encoder or "none (heuristics)"}
     result.candidates = cands
+
+    with trace.stage("coverage", len(cands)) as st:
+        # A specific term of the question (DocVQA, Scope 1) that no searched document contains means the
+        # documents do not say: better "insufficient data" than the nearest passage about something else.
+        missing: list[str] = []
+        if intent.key_terms:
+            scope = [d["document_id"] for d in pool_docs] if len(pool_docs) < len(docs) else None
+            missing = [r["term"] for r in store.rpc("terms_missing", {"p_terms": intent.key_terms,
+                                                                        "p_document_ids": scope})]
+        st["notes"] = {"key_terms": intent.key_terms, "missing": missing}
+        st["out"] = 0 if missing else len(cands)
+    if missing:
+        where = "the documents of " + ", ".join(sorted({d.get("company") or d["file_name"] for d in pool_docs})[:5]) \
+            if len(pool_docs) < len(docs) else "the documents"
+        result.refused = True
+        result.message = f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing)
+        result.nearest = cands[:5]
+        result.timings_ms = {"total": round((time.perf_counter() - t_start) * 1000, 1)}
+        return result
 
     with trace.stage("threshold", len(cands)) as st:
         passed = [c for c in cands if c["relevance"] >= cfg.threshold]
@@ -180,7 +209,7 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
     k = dynamic_k(intent, cfg)
     single_doc = len({c["document_id"] for c in passed[:10]}) == 1 or bool(user.document_ids and len(user.document_ids) == 1)
     with trace.stage("diversity", len(passed)) as st:
-        chosen = _diversify(store, passed[: cfg.rerank_size * 2], k, cfg, intent, single_doc)
+        chosen = _diversify(store, passed[: cfg.rerank_size], k, cfg, intent, single_doc)
         st["out"] = len(chosen)
         st["notes"] = {"k": k, "mmr_lambda": cfg.mmr_lambda if cfg.diversity else None,
                        "distinct_documents": len({c["document_id"] for c in chosen}),
@@ -216,7 +245,7 @@ def _describe(f: SearchFilters) -> str:
 
 def _embeddings(store, ids: list[int]) -> dict[int, np.ndarray]:
     rows = store.rpc("chunk_embeddings", {"p_ids": ids})
-    return {r["chunk_id"]: np.array([float(x) for x in r["embedding"].strip("[]").split(",")], dtype=np.float32)
+    return {r["chunk_id"]: np.array(r["embedding"].strip("[]").split(","), dtype=np.float32)
             for r in rows if r.get("embedding")}
 
 

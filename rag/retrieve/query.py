@@ -35,8 +35,31 @@ DOC_TYPES: list[tuple[re.Pattern, str]] = [
 ]
 
 # Financial statements named in a question → words of the headings that hold them.
+# Analysts' words → the words filings use, added to the full-text query (not to the embedding).
+FINANCE_TERMS: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"\bcap(ital)?[\s-]?ex(penditures?)?\b", re.I), "purchases of property plant and equipment capital spending"),
+    (re.compile(r"\bpp&?n?e\b|\bfixed assets\b", re.I), "property plant and equipment net"),
+    (re.compile(r"\bquick ratio\b", re.I), "current assets current liabilities cash receivables marketable securities"),
+    (re.compile(r"\bcurrent ratio\b|\bworking capital\b", re.I), "total current assets total current liabilities"),
+    (re.compile(r"\boperating margin\b", re.I), "operating income net sales revenue"),
+    (re.compile(r"\bgross margin\b", re.I), "gross profit gross margin net sales cost of sales"),
+    (re.compile(r"\bnet (profit )?margin\b", re.I), "net income net sales revenue"),
+    (re.compile(r"\bfree cash ?flow\b", re.I), "net cash provided by operating activities capital expenditures"),
+    (re.compile(r"\boperating cash ?flow\b|\bcash from operations\b", re.I), "net cash provided by operating activities"),
+    (re.compile(r"\beffective tax rate\b", re.I), "effective tax rate income taxes provision"),
+    (re.compile(r"\bdividends?\b", re.I), "dividends paid per share"),
+    (re.compile(r"\b(buy ?backs?|repurchases?)\b", re.I), "repurchase of common stock treasury"),
+    (re.compile(r"\binventor(y|ies)\b", re.I), "inventories merchandise inventories"),
+    (re.compile(r"\bsg&a\b", re.I), "selling general and administrative expenses"),
+    (re.compile(r"\bebitda\b", re.I), "ebitda adjusted ebitda depreciation amortization"),
+    (re.compile(r"\bleverage|\bdebt\b", re.I), "total debt long-term debt borrowings"),
+    (re.compile(r"\bsegments?\b", re.I), "segment business segment net sales operating income"),
+    (re.compile(r"\bcustomers?\b", re.I), "customers customer revenue"),
+    (re.compile(r"\blegal|litigation|lawsuits?\b", re.I), "legal proceedings litigation contingencies"),
+]
+
 STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
-    (re.compile(r"cash ?flows? statement|statement of cash flows|cash flow", re.I), ["cash flows"]),
+    (re.compile(r"cash ?flows? statement|statements? of cash flows", re.I), ["cash flows"]),
     (re.compile(r"balance sheet|statement of financial position|financial position", re.I),
      ["balance sheet", "financial position"]),
     (re.compile(r"income statement|statement of (operations|income|earnings)|p&l|profit and loss", re.I),
@@ -51,6 +74,15 @@ _COMPARE = re.compile(r"\b(compare[ds]?|comparison|versus|vs\.?|between|differ\w
                       r"year[- ]over[- ]year|trend|over time|relative to)\b", re.I)
 _FOLLOWUP = re.compile(r"^\s*(and|what about|how about|same for|and for|and in|in)\b|^\W*(\d{4}|fy\s?\d{2,4})\W*$", re.I)
 _QWORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# Abbreviations analysts write that filings and reports spell out: never "specific terms".
+_GENERIC_ABBR = {
+    "usd", "eur", "gbp", "chf", "jpy", "us", "usa", "uk", "eu", "gaap", "ifrs", "non-gaap", "ceo", "cfo", "coo", "esg",
+    "csr", "eps", "fx", "m&a", "r&d", "sg&a", "pp&e", "ppne", "ppe", "ebit", "ebitda", "capex", "opex", "cogs", "fcf",
+    "roe", "roa", "roic", "roi", "yoy", "qoq", "ttm", "ltm", "kpi", "kpis", "ai", "ml", "nlp", "pdf", "fy", "ytd",
+    "dpo", "dso", "dio", "ccc", "wacc", "npv", "irr", "ghg", "co2", "co2e", "sec", "llm", "llms", "ok",
+}
+_SPECIFIC = re.compile(r"\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9-]*|[A-Z][A-Z0-9]{2,}[A-Za-z0-9-]*|[A-Za-z]+-\d[\w.]*|"
+                       r"[A-Z][a-z]+\s\d{1,2}\b)")
 
 
 @dataclass
@@ -67,6 +99,9 @@ class QueryIntent:
     target_sections: list[str] = field(default_factory=list)
     related_sections: list[str] = field(default_factory=list)
     statement_words: list[str] = field(default_factory=list)
+    key_terms: list[str] = field(default_factory=list)  # specific names/acronyms the evidence must contain
+    text_query: str = ""  # the full-text query: the question plus the filings' words for its finance terms
+    wants_number: bool = False
     followup: bool = False
 
     @property
@@ -86,6 +121,8 @@ def _company_aliases(known: dict[str, str]) -> list[tuple[re.Pattern, str, str]]
         if len(words) > 1 and len(words[0]) >= 4:
             forms.add(words[0])
         forms.add(re.sub(r"\s+", "", key))  # 'ultabeauty'
+        if len(words) >= 3:
+            forms.add("".join(w[0] for w in words))  # 'advanced micro devices' → 'amd'
         for f in forms:
             out.append((re.compile(rf"(?<![\w-]){re.escape(f)}(?:'s|’s)?(?![\w-])", re.I), key, name))
     return out
@@ -138,7 +175,34 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
     for pat, words in STATEMENTS:
         if pat.search(text):
             intent.statement_words.extend(words)
+    intent.key_terms = key_terms(text, known_companies or {})
+    extra = [words for pat, words in FINANCE_TERMS if pat.search(text)]
+    intent.text_query = " ".join([text] + extra)
+    intent.wants_number = bool(re.search(r"\b(how much|how many|what (is|was|were) the (total|amount|value)|amount|"
+                                         r"ratio|margin|percent|%|total|rate|in usd|in millions|in billions|"
+                                         r"average|growth|change)\b", low))
     return intent
+
+
+def key_terms(text: str, known: dict[str, str]) -> list[str]:
+    """Specific terms of a question: CamelCase and acronyms (DocVQA, XFUN, GPT-4o), 'Scope 1'-style names.
+    Company names, periods, document types and generic finance abbreviations are left out."""
+    company_words = {w for k in known for w in k.split()} | {re.sub(r"\s+", "", k) for k in known} \
+        | {"".join(w[0] for w in k.split()) for k in known if len(k.split()) >= 3}
+    out: list[str] = []
+    for m in _SPECIFIC.finditer(text):
+        t = m.group(1).strip()
+        t = re.sub(r"-(based|style|like|specific|level|wide|only|related|driven|aware)$", "", t)
+        low = t.lower().rstrip("s") if t.isupper() and len(t) > 3 else t.lower()
+        if low in _GENERIC_ABBR or t.lower() in _GENERIC_ABBR or low in company_words or t.lower() in company_words:
+            continue
+        if re.fullmatch(r"(fy|q[1-4]|h[12])\s?'?\d{0,4}|\d{1,2}-[kq]|(figure|fig|table|item|page|part|section|chapter|note|"
+                        r"exhibit|appendix|chart|step|phase|quarter|year)\s\d{1,2}|[a-z]+\s\d{1,2}", t.lower()) \
+                and not re.match(r"scope\s\d", t.lower()):
+            continue
+        if t not in out:
+            out.append(t)
+    return out
 
 
 def known_companies_of(docs: list[dict]) -> dict[str, str]:

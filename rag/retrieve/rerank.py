@@ -33,6 +33,11 @@ def doc_time(c: dict) -> float:
     return 0.0
 
 
+def _table_share(c: dict) -> float:
+    lines = [l for l in c["content"].splitlines() if l.strip()]
+    return sum(1 for l in lines if " | " in l and any(ch.isdigit() for ch in l)) / len(lines) if lines else 0.0
+
+
 def recency_factor(age: float, weight: float, half_life: float) -> float:
     """(1 - w) + w · 0.5^(age / half-life): 1 for the newest document, decaying with age, never below 1 - w."""
     if weight <= 0:
@@ -64,14 +69,20 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         f["metadata"] = meta
         f["recency"] = recency_factor(doc_age_years(c, newest), weight, cfg.recency_half_life_years)
         sec = 1.0
-        if c["section_type"] in intent.target_sections:
-            sec = cfg.section_boost
-        elif c["section_type"] in intent.related_sections:
-            sec = cfg.related_section_boost
-        head = (c.get("heading") or "").lower()
-        if intent.statement_words and any(w in head for w in intent.statement_words):
+        # Intent → section types is the papers' vocabulary; filings and reports are steered by headings.
+        if c.get("doc_type") == "research paper":
+            if c["section_type"] in intent.target_sections:
+                sec = cfg.section_boost
+            elif c["section_type"] in intent.related_sections:
+                sec = cfg.related_section_boost
+        head = (c.get("heading") or "").lower() + " " + c["content"][:250].lower()
+        if intent.statement_words and any(w in head for w in intent.statement_words) and _table_share(c) > 0.3:
             sec = max(sec, cfg.statement_boost)
         f["section"] = sec
+        if intent.wants_number and c.get("doc_type") != "research paper":
+            f["table"] = 1.0 + 0.3 * _table_share(c)  # numbers live in tables
+        else:
+            f["table"] = 1.0
         # Heuristic signals of the design brief.
         words = len(c["content"].split())
         h = 1.0
@@ -86,7 +97,7 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         f["heuristic"] = h
         c["factors"] = f
         c["relevance"] = max(0.0, float(c["cosine_similarity"]))
-        c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h
+        c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h * f["table"]
     _cross_encode(cands, intent, cfg)
     top = max((c["final"] for c in cands), default=1.0) or 1.0
     for c in cands:
