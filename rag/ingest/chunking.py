@@ -123,7 +123,8 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
 
 
 def _section_for(path: tuple[str, ...], current: str) -> str:
-    for h in reversed(path):
+    # Top-down: "4 Methodology › 4.1 Overview" is methods, not introduction.
+    for h in path:
         st = section_type_of(h)
         if st:
             return st

@@ -192,6 +192,12 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         meta.fiscal_period = meta.fiscal_period or f"Q{qn}"
         if yr and not meta.fiscal_year:
             meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
+    if meta.doc_type in ("10-Q", "earnings release"):
+        # Retailers' fiscal years end in January: the quarter ended July 2023 is "fiscal 2024" in their words.
+        fy = Counter(int(a) if a else 2000 + int(b[-2:])
+                     for a, b in re.findall(r"\bfiscal (?:year )?(20\d\d)\b|\b(?:fy|q[1-4] fy) ?'?((?:20)?\d\d)\b", flat[:8000]))
+        if fy:
+            meta.fiscal_year = fy.most_common(1)[0][0]
     if meta.doc_type == "8-K":
         m = re.search(r"date of report[^\n]{0,80}?" + _DATE, flat, re.I)
         if m:

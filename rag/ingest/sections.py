@@ -1,5 +1,7 @@
 """Section types for paper sections whose heading names a topic ('5 Pretraining BERT on S2ORC'): each such
-section takes the type whose prototype description is closest to its chunks in the embedding space."""
+section takes the type whose prototype description is closest to its chunks in the embedding space.
+(Only methods and results: the other types are named by their headings, and a broad 'discussion' prototype
+pulled in whole sections of every kind.)"""
 
 from __future__ import annotations
 
@@ -10,11 +12,6 @@ PROTOTYPES: dict[str, str] = {
                "the algorithm, implementation details and hyperparameters of our approach.",
     "results": "Experimental results: our model outperforms the baselines; accuracy, F1 and other scores are reported "
                "in the table and figure; evaluation on the benchmark datasets and ablation study.",
-    "discussion": "Discussion of the findings: why the approach works, limitations, interpretation, error analysis "
-                  "and implications of the results.",
-    "introduction": "Introduction: the problem, its motivation and background, and an overview of our contributions.",
-    "related_work": "Related work: prior approaches and previous studies in the literature, compared with ours.",
-    "conclusion": "Conclusion: we summarise the contributions and outline future work.",
 }
 
 _cache: dict[str, tuple[list[str], np.ndarray]] = {}

@@ -209,7 +209,13 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
     k = dynamic_k(intent, cfg)
     single_doc = len({c["document_id"] for c in passed[:10]}) == 1 or bool(user.document_ids and len(user.document_ids) == 1)
     with trace.stage("diversity", len(passed)) as st:
-        chosen = _diversify(store, passed[: cfg.rerank_size], k, cfg, intent, single_doc)
+        pool_for_k = passed[: cfg.rerank_size]
+        if len(intent.companies) > 1 or (intent.compare and len(intent.years) > 1):
+            # every named company / year keeps its best candidates, wherever they ranked overall
+            extra = [c for c in passed[cfg.rerank_size:]
+                     if (c.get("company_key") in intent.companies or c.get("fiscal_year") in intent.years)]
+            pool_for_k += extra[: cfg.rerank_size]
+        chosen = _diversify(store, pool_for_k, k, cfg, intent, single_doc)
         st["out"] = len(chosen)
         st["notes"] = {"k": k, "mmr_lambda": cfg.mmr_lambda if cfg.diversity else None,
                        "distinct_documents": len({c["document_id"] for c in chosen}),

@@ -49,7 +49,16 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
           doc_chunk_counts: dict[int, int], newest: float) -> None:
     """Set per-candidate factors and the final score (normalised to 0..1 over the pool)."""
     top_fused = max((c["fused_score"] for c in cands), default=1.0) or 1.0
-    weight = 1.0 if intent.latest else cfg.recency_weight
+    # Age is measured against the newest document of the same issuer ("the current filing of 3M"),
+    # else against the newest document in the store.
+    newest_by_company: dict[str, float] = {}
+    for c in cands:
+        k = c.get("company_key")
+        if k:
+            newest_by_company[k] = max(newest_by_company.get(k, 0.0), doc_time(c))
+    # "Latest" → the newest document wins; a company named without a period → lean towards the current one.
+    weight = 1.0 if intent.latest else (max(cfg.recency_weight, 0.5) if intent.companies and not intent.years
+                                        else cfg.recency_weight)
     for c in cands:
         f: dict[str, float] = {}
         f["fused_norm"] = c["fused_score"] / top_fused
@@ -67,7 +76,8 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         if intent.doc_types and c.get("doc_type") in intent.doc_types:
             meta *= cfg.period_boost
         f["metadata"] = meta
-        f["recency"] = recency_factor(doc_age_years(c, newest), weight, cfg.recency_half_life_years)
+        ref = newest_by_company.get(c.get("company_key") or "", newest)
+        f["recency"] = recency_factor(doc_age_years(c, ref), weight, cfg.recency_half_life_years)
         sec = 1.0
         # Intent → section types is the papers' vocabulary; filings and reports are steered by headings.
         if c.get("doc_type") == "research paper":
@@ -96,7 +106,9 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         h *= 1.0 + 0.05 * (1.0 - min(1.0, c["chunk_index"] / n))  # early-position bonus
         f["heuristic"] = h
         c["factors"] = f
-        c["relevance"] = max(0.0, float(c["cosine_similarity"]))
+        # Relevance for the threshold: meaning (cosine) plus a share of lexical evidence (ts_rank_cd in 0..1),
+        # so a short question fully matched by a long passage is not discarded for a diluted cosine.
+        c["relevance"] = min(1.0, max(0.0, float(c["cosine_similarity"])) + 0.25 * float(c["text_rank"] or 0.0))
         c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h * f["table"]
     _cross_encode(cands, intent, cfg)
     top = max((c["final"] for c in cands), default=1.0) or 1.0
