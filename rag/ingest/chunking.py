@@ -123,11 +123,19 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
 
 
 def _section_for(path: tuple[str, ...], current: str) -> str:
-    # Top-down: "4 Methodology › 4.1 Overview" is methods, not introduction.
-    for h in path:
-        st = section_type_of(h)
-        if st:
-            return st
+    # Deepest specific heading wins ("5 Conclusion › Limitations" is discussion), but a generic subsection
+    # name defers to its parent ("4 Methodology › 4.1 Overview" is methods, not introduction).
+    generic = None
+    for depth in range(len(path) - 1, -1, -1):
+        st = section_type_of(path[depth])
+        if not st:
+            continue
+        if depth >= 2 and st in ("introduction", "abstract", "related_work"):
+            generic = generic or st
+            continue
+        return st
+    if generic:
+        return generic
     # A new top-level heading we cannot classify: after references it stays appendix-like.
     return "appendix" if current in ("references", "appendix") and path else "other"
 

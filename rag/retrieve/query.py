@@ -10,7 +10,9 @@ from rag.ingest.metadata import company_key
 
 # The design brief's 7 intent categories → (target sections, related sections).
 INTENTS: list[tuple[re.Pattern, list[str], list[str]]] = [
-    (re.compile(r"\b(results?|findings?|performance|accuracy|score[sd]?|outperform|improve[sd]?|gains?)\b", re.I),
+    (re.compile(r"\b(results?|findings?|performance|accuracy|score[sd]?|outperform\w*|improve[sd]?|gains?|f1|"
+                r"precision|recall|bleu|rouge|achieve[sd]?|reach(es)?|compare[sd]? (with|to|against)|better than|"
+                r"baselines?)\b", re.I),
      ["results"], ["discussion"]),
     (re.compile(r"\b(method|methodology|how (was|were|is|are|do|does|did)|implement\w*|architecture|train(ed|ing)?|pretrain\w*|fine-?tun\w*|algorithm)\b", re.I),
      ["methods"], ["results"]),
