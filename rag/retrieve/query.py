@@ -71,7 +71,8 @@ STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _QUARTER = re.compile(r"\b(?:q([1-4])|([1-4])q|(first|second|third|fourth) quarter)\b", re.I)
-_LATEST = re.compile(r"\b(latest|most recent|newest|current|recent(ly)?|last (year|quarter|report))\b", re.I)
+_LATEST = re.compile(r"\b(latest|most recent|newest|current (year|quarter|report|filing|period)|recent(ly)?|"
+                     r"last (year|quarter|report))\b", re.I)
 _COMPARE = re.compile(r"\b(compare[ds]?|comparison|versus|vs\.?|between|differ\w*|change[sd]? (from|between|over)|"
                       r"year[- ]over[- ]year|trend|over time|relative to)\b", re.I)
 _FOLLOWUP = re.compile(r"^\s*(and|what about|how about|same for|and for|and in|in)\b|^\W*(\d{4}|fy\s?\d{2,4})\W*$", re.I)

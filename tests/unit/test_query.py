@@ -11,6 +11,7 @@ def test_entities_years_periods_types():
     assert understand("AMD data center revenue FY22", KNOWN).companies == ["advanced micro devices"]
     assert understand("AMD data center revenue FY22", KNOWN).years == [2022]
     assert understand("Boeing's latest annual report", KNOWN).latest
+    assert not understand("3M total current liabilities in 2018", KNOWN).latest
 
 
 def test_compare_and_intent_sections():
