@@ -68,6 +68,16 @@ STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
      ["operations", "income", "earnings"]),
 ]
 
+# Metrics whose numbers live in one statement, when the question does not name it.
+IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
+    (re.compile(r"\b(quick|current) ratio|inventor(y|ies)|pp&?n?e\b|total assets|working capital|"
+                r"(total|net) debt|shareholders'? equity|receivables|goodwill\b", re.I), ["balance sheet", "financial position"]),
+    (re.compile(r"\b(operating|gross|net|profit) margin|operating income|net income|revenues?\b|net sales|"
+                r"\beps\b|earnings per share|cost of (sales|goods)", re.I), ["operations", "income", "earnings"]),
+    (re.compile(r"\bfree cash ?flow|cap(ital)?[\s-]?ex|operating cash ?flow|cash from operations|dividends paid|"
+                r"(share|stock) repurchases?|buy ?backs?", re.I), ["cash flows"]),
+]
+
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _QUARTER = re.compile(r"\b(?:q([1-4])|([1-4])q|(first|second|third|fourth) quarter)\b", re.I)
@@ -178,6 +188,10 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
     for pat, words in STATEMENTS:
         if pat.search(text):
             intent.statement_words.extend(words)
+    if not intent.statement_words:
+        for pat, words in IMPLIED_STATEMENTS:
+            if pat.search(text):
+                intent.statement_words.extend(w for w in words if w not in intent.statement_words)
     intent.key_terms = key_terms(text, known_companies or {})
     extra = [words for pat, words in FINANCE_TERMS if pat.search(text)]
     intent.text_query = " ".join([text] + extra)
