@@ -170,10 +170,20 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
 
     with trace.stage("rerank", len(cands)) as st:
         newest = max((rerank.doc_time(d) for d in docs), default=0.0)
-        rerank.score(cands, intent, cfg, auto, {d["document_id"]: d["chunks"] for d in docs}, newest)
+        spages: set = set()
+        if intent.statement_words:
+            from rag.retrieve.query import STATEMENT_TITLES
+
+            pattern = STATEMENT_TITLES.get(intent.statement_words[0])
+            doc_ids = sorted({c["document_id"] for c in cands})
+            if pattern and doc_ids:
+                spages = {(r["document_id"], r["page"]) for r in
+                          store.rpc("statement_pages", {"p_pattern": pattern, "p_document_ids": doc_ids})}
+        rerank.score(cands, intent, cfg, auto, {d["document_id"]: d["chunks"] for d in docs}, newest, spages)
+        st["notes"] = {"statement_pages": len(spages)}
         cands.sort(key=lambda c: -c["final"])
         st["out"] = len(cands)
-        st["notes"] = {"cross_encoder": cfg.cross_encoder or "none (heuristics)"}
+        st["notes"]["cross_encoder"] = cfg.cross_encoder or "none (heuristics)"
     result.candidates = cands
 
     with trace.stage("coverage", len(cands)) as st:

@@ -78,6 +78,14 @@ IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
                 r"(share|stock) repurchases?|buy ?backs?", re.I), ["cash flows"]),
 ]
 
+# Title patterns of the statements (regex, case-insensitive), keyed by the first statement word above.
+STATEMENT_TITLES = {
+    "cash flows": r"consolidated statements? of cash flows?",
+    "balance sheet": r"consolidated (balance sheets?|statements? of financial position)",
+    "financial position": r"consolidated (balance sheets?|statements? of financial position)",
+    "operations": r"consolidated statements? of (operations|income|earnings)",
+}
+
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _QUARTER = re.compile(r"\b(?:q([1-4])|([1-4])q|(first|second|third|fourth) quarter)\b", re.I)

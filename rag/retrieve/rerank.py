@@ -46,7 +46,7 @@ def recency_factor(age: float, weight: float, half_life: float) -> float:
 
 
 def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applied_filters: dict,
-          doc_chunk_counts: dict[int, int], newest: float) -> None:
+          doc_chunk_counts: dict[int, int], newest: float, statement_pages: set | None = None) -> None:
     """Set per-candidate factors and the final score (normalised to 0..1 over the pool)."""
     top_fused = max((c["fused_score"] for c in cands), default=1.0) or 1.0
     # Age is measured against the newest document of the same issuer ("the current filing of 3M"),
@@ -88,6 +88,9 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         head = (c.get("heading") or "").lower() + " " + c["content"][:250].lower()
         if intent.statement_words and any(w in head for w in intent.statement_words) and _table_share(c) > 0.3:
             sec = max(sec, cfg.statement_boost)
+        if statement_pages and any((c["document_id"], p) in statement_pages
+                                   for p in range(c["page_start"], c["page_end"] + 1)) and _table_share(c) > 0.3:
+            sec = max(sec, cfg.statement_boost * 1.5)  # the statement itself, not a discussion of it
         f["section"] = sec
         if intent.wants_number and c.get("doc_type") != "research paper":
             f["table"] = 1.0 + 0.3 * _table_share(c)  # numbers live in tables
