@@ -147,3 +147,12 @@ def test_eval_reports_system_and_baseline(filings, embedder, tmp_path):
     assert rep["system"]["doc@k"] == 1.0 and rep["system"]["refusal_unanswerable"] == 1.0
     assert rep["baseline"]["refusal_unanswerable"] == 0.0
     assert rep["plot"]["metrics"][0] == "doc@k" and len(rep["plot"]["system"]) == len(rep["plot"]["baseline"])
+
+
+def test_named_statement_pages_are_found_and_preferred(filings, embedder):
+    r = retrieve(filings, embedder, "What were Acme Widgets' purchases of property, plant and equipment in 2022? "
+                                    "Use the cash flow statement.")
+    stage = next(s for s in r.trace.stages if s["stage"] == "rerank")
+    assert stage["notes"]["statement_pages"] >= 1
+    assert "Purchases of property, plant and equipment (PP&E) | (1,577)" in r.chunks[0]["content"]
+    assert r.chunks[0]["factors"]["section"] > 1.6
