@@ -174,11 +174,11 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         if intent.statement_words:
             from rag.retrieve.query import STATEMENT_TITLES
 
-            pattern = STATEMENT_TITLES.get(intent.statement_words[0])
+            title = STATEMENT_TITLES.get(intent.statement_words[0])
             doc_ids = sorted({c["document_id"] for c in cands})
-            if pattern and doc_ids:
-                spages = {(r["document_id"], r["page"]) for r in
-                          store.rpc("statement_pages", {"p_pattern": pattern, "p_document_ids": doc_ids})}
+            if title and doc_ids:
+                spages = {(r["document_id"], r["page"]) for r in store.rpc(
+                    "statement_pages", {"p_pattern": title[0], "p_query": title[1], "p_document_ids": doc_ids})}
         rerank.score(cands, intent, cfg, auto, {d["document_id"]: d["chunks"] for d in docs}, newest, spages)
         st["notes"] = {"statement_pages": len(spages)}
         cands.sort(key=lambda c: -c["final"])

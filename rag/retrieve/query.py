@@ -79,11 +79,13 @@ IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
 ]
 
 # Title patterns of the statements (regex, case-insensitive), keyed by the first statement word above.
-STATEMENT_TITLES = {
-    "cash flows": r"consolidated statements? of cash flows?",
-    "balance sheet": r"consolidated (balance sheets?|statements? of financial position)",
-    "financial position": r"consolidated (balance sheets?|statements? of financial position)",
-    "operations": r"consolidated statements? of (operations|income|earnings)",
+STATEMENT_TITLES = {  # word → (title regex, full-text prefilter in websearch syntax)
+    "cash flows": (r"consolidated statements? of cash flows?", '"cash flows"'),
+    "balance sheet": (r"consolidated (balance sheets?|statements? of financial position)",
+                      '"balance sheet" or "balance sheets" or "financial position"'),
+    "financial position": (r"consolidated (balance sheets?|statements? of financial position)",
+                           '"balance sheet" or "balance sheets" or "financial position"'),
+    "operations": (r"consolidated statements? of (operations|income|earnings)", "operations or income or earnings"),
 }
 
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
