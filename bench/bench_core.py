@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -97,7 +96,7 @@ def bench_search(store_dir: Path, skip_ingest: bool) -> dict:
     s.db.data_dir = store_dir
     store = open_store(s)
     emb = Embedder(s.embedding)
-    emb.model
+    emb.load()
     if not skip_ingest:
         for p in sorted((SHARED / "corpus/financebench-dev").glob("*.pdf")):
             r = ingest_file(p, store, emb, s)

@@ -124,7 +124,7 @@ def cmd_search(args) -> int:
     store = _store(args, settings)
     embedder = _embedder(settings)
     store.check_model(embedder.model_name)
-    embedder.model  # load before timing the first question
+    embedder.load()  # before timing the first question
     if args.questions_file:
         questions = [q.strip() for q in Path(args.questions_file).read_text().splitlines() if q.strip()]
     else:

@@ -55,6 +55,11 @@ class Embedder:
                 self._model.max_seq_length = self.cfg.max_seq_length
             return self._model
 
+    def load(self) -> "Embedder":
+        """Load the model now (before timing), rather than on the first encode."""
+        _ = self.model
+        return self
+
     @property
     def dim(self) -> int:
         m = self.model

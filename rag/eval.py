@@ -100,7 +100,7 @@ def run_eval(store, embedder, questions_path: Path, k: int = 5, baseline: bool =
     docs = store.list_documents()
     cfg = (cfg or RetrievalSettings()).model_copy(update={"k": k})
     sys_items, base_items, sys_lat, base_lat = [], [], [], []
-    embedder.model
+    embedder.load()
     for i, q in enumerate(questions):
         embedder._cache.clear()
         t = time.perf_counter()

@@ -201,7 +201,7 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
     for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0), sorted(inside, key=lambda r: r.y0)):
-        for i, r in enumerate(group):
+        for r in group:
             m = CAPTION.match(r.text)
             if m and len(r.text) > 4:
                 text = r.text

@@ -227,7 +227,7 @@ def mark_headings(pages: list[list[Row]], body: float) -> None:
     numbered sections. Levels: 0 PART, 1 Item / largest sizes ... by size rank."""
     candidates: list[Row] = []
     for rows in pages:
-        for i, r in enumerate(rows):
+        for r in rows:
             t = r.text.strip()
             if not t or r.is_table or len(t) > 140 or r.words > 16 or not re.search(r"[A-Za-z]{3}", t):
                 continue

@@ -12,7 +12,7 @@ import numpy as np
 from rag.config import RetrievalSettings
 from rag.embed import Embedder
 from rag.retrieve import rerank
-from rag.retrieve.query import QueryIntent, known_companies_of, understand
+from rag.retrieve.query import STATEMENT_TITLES, QueryIntent, known_companies_of, understand
 from rag.retrieve.search import SearchFilters
 from rag.retrieve.trace import Trace
 
@@ -172,8 +172,6 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         newest = max((rerank.doc_time(d) for d in docs), default=0.0)
         spages: set = set()
         if intent.statement_words:
-            from rag.retrieve.query import STATEMENT_TITLES
-
             title = STATEMENT_TITLES.get(intent.statement_words[0])
             doc_ids = sorted({c["document_id"] for c in cands})
             if title and doc_ids:
