@@ -2,8 +2,7 @@
 
 from rag.config import Settings, settings_from_env
 from rag.embed import Embedder
-from rag.errors import (EmbeddingModelMismatch, IngestError, PasswordRequiredError, RagError, SearchError,
-                        StoreError)
+from rag.errors import EmbeddingModelMismatch, IngestError, PasswordRequiredError, RagError, SearchError, StoreError
 from rag.ingest.pipeline import IngestResult, ingest_file
 from rag.retrieve.search import SearchFilters, SearchResult, hybrid_search
 from rag.store import Store, open_store

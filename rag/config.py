@@ -58,6 +58,8 @@ class RetrievalSettings(BaseModel):
     other_year_boost: float = Field(1.15, description="Multiplier for other years named in the question.")
     period_boost: float = Field(1.3, description="Multiplier for the quarter / document type the question names.")
     statement_boost: float = Field(1.6, description="Multiplier for chunks under the financial statement named.")
+    filing_section_boost: float = Field(1.3, description="Multiplier for a filing's part the question is about: "
+                                        "Risk Factors, Business, or Management's Discussion and Analysis.")
     mmr_lambda: float = Field(0.75, description="MMR trade-off: 1 = relevance only, 0 = diversity only.")
     diversity: bool = Field(True, description="Apply MMR, per-document caps and location groups.")
     max_per_document: int = Field(3, description="Chunks per document at most, unless the question targets one.")

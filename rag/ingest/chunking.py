@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from rag.config import ChunkingSettings
 from rag.ingest.layout import Row, section_type_of
+from rag.statements import statement_of_title
 
 HEADING_SEP = " › "
 
@@ -35,6 +36,7 @@ class Chunk:
     section_type: str = "other"
     text: str = ""
     chunk_index: int = 0
+    starts_statement: bool = False
 
     @property
     def page_start(self) -> int:
@@ -180,8 +182,11 @@ def chunk_units(units: list[Unit], cfg: ChunkingSettings) -> list[Chunk]:
             new_section = cur is not None and (u.kind == "heading" or u.heading_path != cur.heading_path)
             too_big = cur is not None and cur.words + u.words > cfg.max_words
             full = cur is not None and cur.words >= cfg.target_words
-            if cur is None or too_big or full or (new_section and (cur.words >= cfg.min_words or u.section_type != cur.section_type)):
+            statement = u.kind == "heading" and statement_of_title(u.text) is not None
+            if cur is None or too_big or full or statement or \
+                    (new_section and (cur.words >= cfg.min_words or u.section_type != cur.section_type)):
                 cur = Chunk([u], u.heading_path, u.section_type)
+                cur.starts_statement = statement  # a financial statement starts its own chunk
                 chunks.append(cur)
             else:
                 cur.units.append(u)
@@ -191,7 +196,7 @@ def chunk_units(units: list[Unit], cfg: ChunkingSettings) -> list[Chunk]:
     merged: list[Chunk] = []
     for c in chunks:
         if merged and c.words < cfg.min_words and merged[-1].section_type == c.section_type \
-                and merged[-1].words + c.words <= cfg.max_words:
+                and merged[-1].words + c.words <= cfg.max_words and not c.starts_statement:
             merged[-1].units.extend(c.units)
         else:
             merged.append(c)

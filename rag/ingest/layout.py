@@ -7,6 +7,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rag.statements import statement_of_title
+
 _NUMERIC_CELL = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,./]*\)?\s*%?\)?[\s*]*$|^[-–—]+$")
 _YEARISH = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b|\b(quarter|months|weeks|fiscal|year|ended|december|january|"
                       r"june|september|march|q[1-4])\b", re.I)
@@ -46,7 +48,7 @@ class Row:
     cells: list[str]
     is_table: bool = False
     is_header_row: bool = False
-    heading_level: int | None = None
+    heading_level: float | None = None
     x1: float = 0.0
 
     @property
@@ -222,6 +224,10 @@ def body_size(pages: list[list[Row]]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
+_NOTES = re.compile(r"^(notes?\s+to\s+(the\s+)?(condensed\s+)?(consolidated\s+)?(condensed\s+)?financial\s+statements"
+                    r"|note\s+\d{1,2}\b)", re.I)
+
+
 def mark_headings(pages: list[list[Row]], body: float) -> None:
     """Set heading_level on rows that look like headings: larger font, bold short lines, 'Item 7.',
     numbered sections. Levels: 0 PART, 1 Item / largest sizes ... by size rank."""
@@ -239,7 +245,7 @@ def mark_headings(pages: list[list[Row]], body: float) -> None:
             item = bool(_ITEM.match(t)) and (r.bold or bigger or r.words <= 12)
             numbered = bool(_NUMBERED.match(t)) and (r.bold or bigger) and r.words <= 12
             bold_short = r.bold and r.words <= 12 and r.size >= body * 0.95 and not t.endswith(".")
-            if bigger or item or numbered or bold_short:
+            if bigger or item or numbered or bold_short or (r.words <= 14 and statement_of_title(t)):
                 candidates.append(r)
     if not candidates:
         return
@@ -250,6 +256,10 @@ def mark_headings(pages: list[list[Row]], body: float) -> None:
             r.heading_level = 0
         elif _ITEM.match(t):
             r.heading_level = 1
+        elif statement_of_title(t) or _NOTES.match(t):
+            # A financial statement's title heads its rows (their sub-headings sit under it), and the notes
+            # end it; both rank below Item 8 and above everything else.
+            r.heading_level = 1.5
         elif (m := _NUMBERED.match(t)) and (r.bold or r.size >= body * 1.15):
             r.heading_level = 1 + m.group(1).count(".") + (1 if sizes else 0)
         elif r.size >= body * 1.15:

@@ -28,6 +28,10 @@ class DocMeta:
     fiscal_period: str | None = None
     doc_type: str = "other"
     published_date: str | None = None
+    # Every year a reader may call this document's fiscal year: the issuer's own label ("Fourth Quarter Fiscal
+    # 2022"), the year its fiscal year ends and the year its period ends. A retailer whose year ends in
+    # January, or an issuer whose year ends in June, is called by different years by different readers.
+    year_labels: list[int] | None = None
 
     def label(self) -> str:
         """Readable label: 'Boeing 10-K FY2022', 'TAKKT sustainability report 2023'."""
@@ -99,6 +103,53 @@ def _year_from_date(text: str) -> tuple[int | None, str | None]:
         return int(m.group(2)), None
 
 
+_PERIOD_END = re.compile(r"(?:quarter|three months|period|weeks|quarterly period)\s*(?:\([^)]{0,30}\)\s*)?ended\s*:?\s*" + _DATE, re.I)
+_FY_END = re.compile(r"fiscal\s+year\s+(?:end(?:s|ed|ing)?|closes?)\s+(?:on\s+)?(january|february|march|april|may|june|july|"
+                     r"august|september|october|november|december)\s+(\d{1,2})\b", re.I)
+_DECLARED = re.compile(r"\b(first|second|third|fourth|q[1-4])\b(?:\s+quarter)?[\s,]+(?:(?:and|of|&)\s+)?(?:the\s+)?"
+                       r"(?:full\s+)?(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\b"
+                       r"|\b(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\s+(first|second|third|fourth|q[1-4])\b", re.I)
+
+
+def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
+    """A quarterly document's fiscal year and its other year labels.
+
+    - declared: the issuer's own label on the cover ("Fourth Quarter Fiscal 2022", "Q2 FY24");
+    - fiscal-year end: the year in which the fiscal year holding the period ends, when the document states
+      the month and day its fiscal year ends (Amcor's quarter to December 2022 is in fiscal 2023);
+    - period end: the year the reported period ends.
+    The first found is the fiscal year shown; all of them are labels the year filter accepts."""
+    period_end = None
+    m = _PERIOD_END.search(flat)
+    if m:
+        _, iso = _year_from_date(m.group(1))
+        period_end = dt.date.fromisoformat(iso) if iso else None
+    fy_end_year = None
+    m = _FY_END.search(flat + " " + later)
+    if m and period_end:
+        try:
+            end = dt.date(period_end.year, MONTHS[m.group(1).lower()], int(m.group(2)))
+        except ValueError:
+            end = None
+        if end:
+            # 52/53-week years move the day by up to a week: an end just before the period end is the same year.
+            if end < period_end - dt.timedelta(days=10):
+                end = end.replace(year=end.year + 1)
+            fy_end_year = end.year
+    declared = None
+    d = _DECLARED.search(cover)
+    if d:
+        yr = d.group(2) or d.group(3)
+        declared = int(yr) if len(yr) == 4 else 2000 + int(yr)
+        if not meta.fiscal_period:
+            q = (d.group(1) or d.group(4)).lower()
+            meta.fiscal_period = _QUARTER_WORDS.get(q) or q.upper()
+    found = [y for y in (declared, fy_end_year, period_end.year if period_end else None) if y]
+    if found:
+        meta.fiscal_year = found[0]
+    meta.year_labels = sorted(set(found + ([meta.fiscal_year] if meta.fiscal_year else [])))
+
+
 def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
     """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
     meta = DocMeta()
@@ -131,9 +182,13 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
 
     # Company: the registrant line of a filing, else the most frequent legal name on the first pages.
     # A glossy annual report puts the 10-K cover (with the registrant line) a few pages in.
-    m = re.search(r"\n\s*([^\n]{2,80})\s*\n\s*\(exact name of registrant", cover + "\n" + "\n".join(later_pages or []), re.I)
-    if m and _plausible_company(m.group(1)):
-        meta.company = _tidy_company(m.group(1))
+    m = re.search(r"\n\s*([^\n]{1,80}?)\s*\n\s*([^\n]{1,80}?)\s*\n\s*\(exact\s+name\s+of\s+(?:the\s+)?registrant",
+                  "\n" + cover + "\n" + "\n".join(later_pages or []), re.I)
+    if m:
+        # A name broken over lines ("AMCOR" / "PLC") is joined again.
+        name = f"{m.group(1)} {m.group(2)}" if re.fullmatch(_SUFFIX, m.group(2).strip(), re.I) else m.group(2)
+        if _plausible_company(name):
+            meta.company = _tidy_company(name)
     if not meta.company:
         names = Counter()
         for cand in _LEGAL_NAME.findall(cover[:20000]):
@@ -193,12 +248,11 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         if yr and not meta.fiscal_year:
             meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
     if meta.doc_type in ("10-Q", "earnings release"):
-        # As for 10-Ks: the year the reported period ends in (the issuer's own "fiscal YYYY" label differs
-        # between retailers whose year ends in January, so it is not used).
-        m = re.search(r"(?:quarter|three months|period|weeks|quarterly period)\s+ended\s*:?\s*" + _DATE, flat, re.I)
+        _quarterly_years(meta, flat, cover1 + " " + pm_all, re.sub(r"\s+", " ", "\n".join(later_pages or []).lower()))
+    if meta.doc_type == "earnings release":
+        m = re.search(_DATE, cover1[:400], re.I)  # the release date heads the release
         if m:
-            y, _ = _year_from_date(m.group(1))
-            meta.fiscal_year = y or meta.fiscal_year
+            meta.published_date = _year_from_date(m.group(1))[1]
     if meta.doc_type == "8-K":
         m = re.search(r"date of report[^\n]{0,80}?" + _DATE, flat, re.I)
         if m:
@@ -224,6 +278,11 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         if not meta.fiscal_year:
             m = re.search(r"\b(20[0-4]\d)\b", pm_all + " " + flat[:3000])
             meta.fiscal_year = int(m.group(1)) if m else None
+
+    labels = set(meta.year_labels or [])
+    if meta.fiscal_year:
+        labels.add(meta.fiscal_year)
+    meta.year_labels = sorted(labels) or None
 
     # Published date: PDF creation date unless a filing date was found.
     if not meta.published_date:

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pymupdf
 
-from rag.errors import (CorruptPDFError, EmptyFileError, LimitExceededError, NotAPDFError,
-                        PasswordRequiredError, WrongPasswordError)
+from rag.errors import (
+    CorruptPDFError,
+    EmptyFileError,
+    LimitExceededError,
+    NotAPDFError,
+    PasswordRequiredError,
+    WrongPasswordError,
+)
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)

@@ -16,7 +16,8 @@ import pymupdf
 from rag.config import Settings
 from rag.embed import Embedder
 from rag.errors import IngestError
-from rag.ingest import chunking, figures as figmod, layout, metadata
+from rag.ingest import chunking, layout, metadata
+from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image, ocr_text
 from rag.ingest.pdf import open_pdf, sha256_file
 
@@ -219,7 +220,8 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
             "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period, "doc_type": meta.doc_type,
             "published_date": meta.published_date, "sha256": sha, "page_count": doc.page_count,
             "ocr_pages": ocr_pages, "embedding_model": embedder.model_name,
-            "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20]},
+            "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
+                     "year_labels": meta.year_labels or []},
         }
         chunk_rows = [{
             "chunk_index": c.chunk_index, "page_start": c.page_start, "page_end": c.page_end,

@@ -12,7 +12,7 @@ import numpy as np
 from rag.config import RetrievalSettings
 from rag.embed import Embedder
 from rag.retrieve import rerank
-from rag.retrieve.query import STATEMENT_TITLES, QueryIntent, known_companies_of, understand
+from rag.retrieve.query import STATEMENT_OF_WORD, STATEMENT_QUERIES, QueryIntent, known_companies_of, understand
 from rag.retrieve.search import SearchFilters
 from rag.retrieve.trace import Trace
 
@@ -101,7 +101,8 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         st["notes"] = {"rewritten": intent.rewritten, "companies": intent.companies, "years": intent.years,
                        "quarters": intent.quarters, "doc_types": intent.doc_types, "latest": intent.latest,
                        "compare": intent.compare, "target_sections": intent.target_sections,
-                       "related_sections": intent.related_sections, "statement": intent.statement_words}
+                       "related_sections": intent.related_sections, "statement": intent.statement_words,
+                       "dates": intent.dates, "explain": intent.explain, "annual": intent.annual}
     result = Retrieval(question, intent, [], [], trace)
 
     # Filters: explicit ones from the user; detected ones only when documents match them.
@@ -121,13 +122,21 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
                 params["filter_companies"] = intent.companies
                 auto["companies"] = intent.companies
                 pool_docs = [d for d in pool_docs if d.get("company_key") in intent.companies]
+        dated = [d for d in pool_docs if d.get("published_date") and intent.dates
+                 and any(abs(_days(d["published_date"], x)) <= 3 for x in intent.dates)]
+        if dated and not user.document_ids:
+            # a document named by its date ("the 8-K dated 1st July 2022")
+            params["filter_document_ids"] = [d["document_id"] for d in dated]
+            auto["dates"] = intent.dates
+            pool_docs = dated
         ty = intent.target_year
-        if ty and not (user.year_min or user.year_max) and len(intent.companies) <= 1 and not intent.compare \
-                and auto.get("companies"):
-            exact = [d for d in pool_docs if d.get("fiscal_year") == ty]
+        if ty and not dated and not (user.year_min or user.year_max) and len(intent.companies) <= 1 \
+                and not intent.compare and auto.get("companies"):
+            exact = [d for d in pool_docs if ty in years_of(d)]
             typed = [d for d in exact if not intent.doc_types or d["doc_type"] in intent.doc_types]
             if typed and not intent.quarters:
-                params["filter_year_min"] = params["filter_year_max"] = ty
+                # every document a reader may call FY<ty>: the issuer's label, the year its fiscal year ends
+                params["filter_document_ids"] = [d["document_id"] for d in exact]
                 auto["year"] = ty
                 pool_docs = exact
         if intent.latest and not auto.get("year"):
@@ -144,8 +153,8 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
                                    **params)
         seen = {c["chunk_id"] for c in cands}
         if intent.statement_words:
-            # The statement the question names: its own full-text search, so its pages are in the pool.
-            title = "consolidated statements " + " ".join(intent.statement_words[:1]) + " " + intent.text_query
+            # The statement the question names: a search by its title, so its own chunks are in the pool.
+            title = STATEMENT_QUERIES[STATEMENT_OF_WORD[intent.statement_words[0]]]
             for c in store.match_chunks(vec, title, match_count=pool // 2, candidate_count=pool, rrf_k=cfg.rrf_k,
                                         full_text_weight=2.0, **params):
                 if c["chunk_id"] not in seen:
@@ -155,7 +164,10 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         for e in ents:  # every named company / period gets its own candidates
             p = dict(params, filter_companies=e["companies"])
             if "year" in e:
-                p["filter_year_min"] = p["filter_year_max"] = e["year"]
+                ids = [d["document_id"] for d in pool_docs if e["year"] in years_of(d)]
+                if not ids:
+                    continue
+                p["filter_document_ids"] = ids
             for c in store.match_chunks(vec, intent.text_query, match_count=pool // 2, candidate_count=pool,
                                         rrf_k=cfg.rrf_k, **p):
                 if c["chunk_id"] not in seen:
@@ -165,20 +177,14 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
             d = by_id.get(c["document_id"], {})
             c["company_key"] = d.get("company_key")
             c["doc_type"] = d.get("doc_type", c.get("doc_type"))
+            c["year_labels"] = sorted(years_of(d)) or ([c["fiscal_year"]] if c.get("fiscal_year") else [])
         st["in"], st["out"] = None, len(cands)
         st["notes"] = {"pool": pool, "sub_searches": len(ents)}
 
     with trace.stage("rerank", len(cands)) as st:
         newest = max((rerank.doc_time(d) for d in docs), default=0.0)
-        spages: set = set()
-        if intent.statement_words:
-            title = STATEMENT_TITLES.get(intent.statement_words[0])
-            doc_ids = sorted({c["document_id"] for c in cands})
-            if title and doc_ids:
-                spages = {(r["document_id"], r["page"]) for r in store.rpc(
-                    "statement_pages", {"p_pattern": title[0], "p_query": title[1], "p_document_ids": doc_ids})}
-        rerank.score(cands, intent, cfg, auto, {d["document_id"]: d["chunks"] for d in docs}, newest, spages)
-        st["notes"] = {"statement_pages": len(spages)}
+        rerank.score(cands, intent, cfg, auto, {d["document_id"]: d["chunks"] for d in docs}, newest)
+        st["notes"] = {"statement": intent.statement_words[:1]}
         cands.sort(key=lambda c: -c["final"])
         st["out"] = len(cands)
         st["notes"]["cross_encoder"] = cfg.cross_encoder or "none (heuristics)"
@@ -221,7 +227,7 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         if len(intent.companies) > 1 or (intent.compare and len(intent.years) > 1):
             # every named company / year keeps its best candidates, wherever they ranked overall
             extra = [c for c in passed[cfg.rerank_size:]
-                     if (c.get("company_key") in intent.companies or c.get("fiscal_year") in intent.years)]
+                     if (c.get("company_key") in intent.companies or set(c["year_labels"]) & set(intent.years))]
             pool_for_k += extra[: cfg.rerank_size]
         chosen = _diversify(store, pool_for_k, k, cfg, intent, single_doc)
         st["out"] = len(chosen)
@@ -236,6 +242,20 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
     result.timings_ms = {"total": round((time.perf_counter() - t_start) * 1000, 1),
                          **{s["stage"]: s["ms"] for s in trace.stages}}
     return result
+
+
+def years_of(d: dict) -> set[int]:
+    """The fiscal years a document may be called by (see metadata.DocMeta.year_labels)."""
+    ys = set(d.get("year_labels") or [])
+    if d.get("fiscal_year"):
+        ys.add(d["fiscal_year"])
+    return ys
+
+
+def _days(a, b) -> int:
+    import datetime as dt
+
+    return (dt.date.fromisoformat(str(a)[:10]) - dt.date.fromisoformat(str(b)[:10])).days
 
 
 def _doc_passes(d: dict, f: SearchFilters) -> bool:
@@ -299,7 +319,7 @@ def _diversify(store, cands: list[dict], k: int, cfg: RetrievalSettings, intent:
                 take(best)
     elif intent.compare and len(intent.years) > 1:
         for y in intent.years:
-            best = next((c for c in cands if c.get("fiscal_year") == y and allowed(c)), None)
+            best = next((c for c in cands if y in c.get("year_labels", ()) and allowed(c)), None)
             if best:
                 take(best)
     lam = cfg.mmr_lambda

@@ -69,24 +69,27 @@ STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
 ]
 
 # Metrics whose numbers live in one statement, when the question does not name it.
-IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
+IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [  # the first that matches decides
+    (re.compile(r"\bfree cash ?flow|cap(ital)?[\s-]?ex|operating cash ?flow|cash from operations|dividends paid|"
+                r"(share|stock) repurchases?|buy ?backs?|purchases? of (property|pp&?e|fixed assets)|"
+                r"additions to property", re.I), ["cash flows"]),
     (re.compile(r"\b(quick|current) ratio|inventor(y|ies)|pp&?n?e\b|total assets|working capital|"
                 r"(total|net) debt|shareholders'? equity|receivables|goodwill\b", re.I), ["balance sheet", "financial position"]),
     (re.compile(r"\b(operating|gross|net|profit) margin|operating income|net income|revenues?\b|net sales|"
                 r"\beps\b|earnings per share|cost of (sales|goods)", re.I), ["operations", "income", "earnings"]),
-    (re.compile(r"\bfree cash ?flow|cap(ital)?[\s-]?ex|operating cash ?flow|cash from operations|dividends paid|"
-                r"(share|stock) repurchases?|buy ?backs?", re.I), ["cash flows"]),
 ]
 
-# Title patterns of the statements (regex, case-insensitive), keyed by the first statement word above.
-STATEMENT_TITLES = {  # word → (title regex, full-text prefilter in websearch syntax)
-    "cash flows": (r"consolidated statements? of cash flows?", '"cash flows"'),
-    "balance sheet": (r"consolidated (balance sheets?|statements? of financial position)",
-                      '"balance sheet" or "balance sheets" or "financial position"'),
-    "financial position": (r"consolidated (balance sheets?|statements? of financial position)",
-                           '"balance sheet" or "balance sheets" or "financial position"'),
-    "operations": (r"consolidated statements? of (operations|income|earnings)", "operations or income or earnings"),
+STATEMENT_OF_WORD = {"cash flows": "cash flows", "balance sheet": "balance sheet", "financial position": "balance sheet",
+                     "operations": "income statement", "income": "income statement", "earnings": "income statement"}
+# Full-text queries (websearch syntax) that find a statement's own chunks by their title.
+STATEMENT_QUERIES = {
+    "cash flows": '"cash flows" or "cash flow"',
+    "balance sheet": '"balance sheet" or "balance sheets" or "financial position"',
+    "income statement": '"statement of operations" or "statements of operations" or "statement of income" or '
+                        '"statements of income" or "statement of earnings" or "statements of earnings" or '
+                        '"income statement"',
 }
+
 
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
@@ -96,6 +99,29 @@ _LATEST = re.compile(r"\b(latest|most recent|newest|current (year|quarter|report
 _COMPARE = re.compile(r"\b(compare[ds]?|comparison|versus|vs\.?|between|differ\w*|change[sd]? (from|between|over)|"
                       r"year[- ]over[- ]year|trend|over time|relative to)\b", re.I)
 _FOLLOWUP = re.compile(r"^\s*(and|what about|how about|same for|and for|and in|in)\b|^\W*(\d{4}|fy\s?\d{2,4})\W*$", re.I)
+_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DATES = [  # "July 1, 2022", "1st July 2022", "1 of July, 2022", "2022-07-01"
+    (re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d{2})\b", re.I), (2, 1, 3)),
+    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+((?:19|20)\d{2})\b", re.I), (1, 2, 3)),
+    (re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b"), (3, 2, 1)),
+]
+_EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|drive|reasons?|explain\w*|attribut\w*|caused?|factors?|"
+                      r"what led|led to|contributed)\b", re.I)
+_HISTORY = re.compile(r"\b(historically|historical|each year|every year|annual(ly)?|over the (past|last) \w+ years|"
+                      r"trends?|year[- ]over[- ]year|multi-?year)\b", re.I)
+# Kinds of question → the parts of a 10-K / 10-Q that answer them (matched by heading name, see rerank).
+FILING_SECTIONS: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"\b(risks?|cyclical\w*|seasonal\w*|uncertaint\w*|exposures?|exposed|vulnerab\w*|depend(s|ent|ence)? on|"
+                r"rel(y|ies|iance) on|subject to|threats?|concentration)\b", re.I), "risk"),
+    (re.compile(r"\b(industry|industries|operates?|operating in|business model|products?|customers?|clients?|"
+                r"competitors?|competition|compete|strategy|headquarter\w*|employees|workforce|brands?)\b", re.I),
+     "business"),
+    (re.compile(r"\b(drove|drivers?|driven|why|reasons?|performance|increase[ds]?|decrease[ds]?|decline[ds]?|"
+                r"improv\w*|change[ds]?|outlook|guidance|forecast\w*|expect\w*)\b", re.I), "mdna"),
+]
+_FORWARD = re.compile(r"\b(forecast\w*|outlook|guidance|expect\w*|plan(s|ned|ning)?|anticipat\w*|project(ed|ing|s|ion)|"
+                      r"target(s|ed|ing)?)\b", re.I)
 _QWORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 # Abbreviations analysts write that filings and reports spell out: never "specific terms".
 _GENERIC_ABBR = {
@@ -115,6 +141,7 @@ class QueryIntent:
     companies: list[str] = field(default_factory=list)  # company keys found in the store
     company_names: list[str] = field(default_factory=list)
     years: list[int] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)  # ISO dates named in the question ("8-K dated 1st July 2022")
     quarters: list[str] = field(default_factory=list)
     doc_types: list[str] = field(default_factory=list)
     latest: bool = False
@@ -125,6 +152,10 @@ class QueryIntent:
     key_terms: list[str] = field(default_factory=list)  # specific names/acronyms the evidence must contain
     text_query: str = ""  # the full-text query: the question plus the filings' words for its finance terms
     wants_number: bool = False
+    filing_sections: list[str] = field(default_factory=list)  # risk / business / mdna: a filing's parts
+    forward: bool = False  # "forecasting for FY2023": next year's plans are in this year's report
+    explain: bool = False  # "what drove / why": the narrative that explains, not the statement's table
+    annual: bool = False  # a year's or a history's figures: documents that report whole years
     followup: bool = False
 
     @property
@@ -176,6 +207,7 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
         if pat.search(text) and key not in intent.companies:
             intent.companies.append(key)
             intent.company_names.append(name)
+    intent.dates = _dates(text)
     years = [int(y) for y in _YEAR.findall(text)] + [2000 + int(y) for y in _FY2.findall(text)]
     intent.years = sorted(set(y for y in years if 1990 <= y <= 2100))
     for m in _QUARTER.finditer(text):
@@ -198,17 +230,42 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
     for pat, words in STATEMENTS:
         if pat.search(text):
             intent.statement_words.extend(words)
-    if not intent.statement_words:
+    intent.explain = bool(_EXPLAIN.search(text))
+    if not intent.statement_words and not intent.explain:
         for pat, words in IMPLIED_STATEMENTS:
             if pat.search(text):
                 intent.statement_words.extend(w for w in words if w not in intent.statement_words)
     intent.key_terms = key_terms(text, known_companies or {})
     extra = [words for pat, words in FINANCE_TERMS if pat.search(text)]
     intent.text_query = " ".join([text] + extra)
+    intent.filing_sections = [name for pat, name in FILING_SECTIONS if pat.search(text)]
+    intent.forward = bool(_FORWARD.search(text))
+    if intent.forward and intent.years:
+        # next year's plans are in this year's report: the year before is a target too (a weaker one)
+        intent.years = sorted(set(intent.years) | {min(intent.years) - 1})
+    intent.annual = bool(_HISTORY.search(text)) or bool(intent.years and not intent.quarters)
     intent.wants_number = bool(re.search(r"\b(how much|how many|what (is|was|were) the (total|amount|value)|amount|"
                                          r"ratio|margin|percent|%|total|rate|in usd|in millions|in billions|"
                                          r"average|growth|change)\b", low))
     return intent
+
+
+def _dates(text: str) -> list[str]:
+    import datetime as dt
+
+    months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    out: list[str] = []
+    for pat, (di, mi, yi) in _DATES:
+        for m in pat.finditer(text):
+            mon = m.group(mi)
+            month = int(mon) if mon.isdigit() else months.index(mon[:3].lower()) + 1
+            try:
+                iso = dt.date(int(m.group(yi)), month, int(m.group(di))).isoformat()
+            except ValueError:
+                continue
+            if iso not in out:
+                out.append(iso)
+    return out
 
 
 def key_terms(text: str, known: dict[str, str]) -> list[str]:

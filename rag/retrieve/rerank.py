@@ -4,11 +4,14 @@ cross-encoder. Each factor is kept on the candidate so the debug view can show w
 from __future__ import annotations
 
 import math
+import re
 import threading
 
 from rag.config import RetrievalSettings
-from rag.retrieve.query import QueryIntent
+from rag.retrieve.query import STATEMENT_OF_WORD, QueryIntent
+from rag.statements import statement_of_title
 
+ANNUAL_TYPES = ("10-K", "annual report", "sustainability report")
 _ce_cache: dict[str, object] = {}
 _ce_lock = threading.Lock()
 
@@ -45,8 +48,37 @@ def recency_factor(age: float, weight: float, half_life: float) -> float:
     return (1 - weight) + weight * math.pow(0.5, age / max(half_life, 1e-6))
 
 
+_FILING_PARTS = [(re.compile(r"\brisk factors\b", re.I), "risk"),
+                 (re.compile(r"management.s discussion", re.I), "mdna"),
+                 (re.compile(r"\bitem\W*1\W*(?:-\W*)?business\b", re.I), "business")]
+
+
+def filing_section(heading: str) -> str | None:
+    """The part of a filing a chunk is in, by the Item heading of its path: risk, mdna or business."""
+    for pat, name in _FILING_PARTS:
+        if pat.search(heading):
+            return name
+    return None
+
+
+def chunk_statements(c: dict) -> set[str]:
+    """The financial statements a chunk holds: its section heading's and any title line of its own."""
+    out = set()
+    for part in reversed((c.get("heading") or "").split("›")):  # the deepest statement title of the path
+        st = statement_of_title(part)
+        if st:
+            out.add(st)
+            break
+    for line in c["content"].splitlines():
+        if len(line) <= 120 and "|" not in line:
+            st = statement_of_title(line)
+            if st:
+                out.add(st)
+    return out
+
+
 def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applied_filters: dict,
-          doc_chunk_counts: dict[int, int], newest: float, statement_pages: set | None = None) -> None:
+          doc_chunk_counts: dict[int, int], newest: float) -> None:
     """Set per-candidate factors and the final score (normalised to 0..1 over the pool)."""
     top_fused = max((c["fused_score"] for c in cands), default=1.0) or 1.0
     # Age is measured against the newest document of the same issuer ("the current filing of 3M"),
@@ -59,6 +91,7 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
     # "Latest" → the newest document wins; a company named without a period → lean towards the current one.
     weight = 1.0 if intent.latest else (max(cfg.recency_weight, 0.5) if intent.companies and not intent.years
                                         else cfg.recency_weight)
+    wanted = STATEMENT_OF_WORD.get(intent.statement_words[0]) if intent.statement_words else None
     for c in cands:
         f: dict[str, float] = {}
         f["fused_norm"] = c["fused_score"] / top_fused
@@ -66,13 +99,17 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         key = (c.get("company_key") or "")
         if intent.companies and not applied_filters.get("companies") and key in intent.companies:
             meta *= cfg.company_boost
-        if intent.years and c.get("fiscal_year"):
-            if c["fiscal_year"] == intent.target_year:
+        labels = set(c.get("year_labels") or ([c["fiscal_year"]] if c.get("fiscal_year") else []))
+        if intent.years and labels:
+            if intent.target_year in labels:
                 meta *= cfg.year_boost
-            elif c["fiscal_year"] in intent.years:
+            elif labels & set(intent.years):
                 meta *= cfg.other_year_boost
         if intent.quarters and c.get("fiscal_period") in intent.quarters:
             meta *= cfg.period_boost
+        elif intent.annual and not intent.quarters and not intent.doc_types and \
+                (c.get("fiscal_period") in ("FY", "Q4") or c.get("doc_type") in ANNUAL_TYPES):
+            meta *= cfg.period_boost  # a year's figure: the documents that report the whole year
         if intent.doc_types and c.get("doc_type") in intent.doc_types:
             meta *= cfg.period_boost
         f["metadata"] = meta
@@ -85,14 +122,13 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
                 sec = cfg.section_boost
             elif c["section_type"] in intent.related_sections:
                 sec = cfg.related_section_boost
-        head = (c.get("heading") or "").lower() + " " + c["content"][:250].lower()
-        if intent.statement_words and any(w in head for w in intent.statement_words) and _table_share(c) > 0.3:
-            sec = max(sec, cfg.statement_boost)
-        if statement_pages and any((c["document_id"], p) in statement_pages
-                                   for p in range(c["page_start"], c["page_end"] + 1)) and _table_share(c) > 0.3:
+        if wanted and wanted in chunk_statements(c) and _table_share(c) > 0.3:
             sec = max(sec, cfg.statement_boost * 1.5)  # the statement itself, not a discussion of it
+        if intent.filing_sections and c.get("doc_type") in ("10-K", "10-Q") and \
+                filing_section(c.get("heading") or "") in intent.filing_sections:
+            sec = max(sec, cfg.filing_section_boost)
         f["section"] = sec
-        if intent.wants_number and c.get("doc_type") != "research paper":
+        if intent.wants_number and not intent.explain and c.get("doc_type") != "research paper":
             f["table"] = 1.0 + 0.3 * _table_share(c)  # numbers live in tables
         else:
             f["table"] = 1.0

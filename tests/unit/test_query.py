@@ -46,3 +46,41 @@ def test_recency_decays_by_age_and_never_below_one_minus_weight():
     assert abs(recency_factor(3, 0.3, 3) - 0.85) < 1e-9
     assert recency_factor(100, 0.3, 3) > 0.7
     assert recency_factor(5, 0.0, 3) == 1.0
+
+
+def test_dates_explanations_and_annual_questions():
+    i = understand("What was the key agenda of the AMCOR's 8k filing dated 1st July 2022?", {"amcor": "Amcor plc"})
+    assert i.dates == ["2022-07-01"] and "8-K" in i.doc_types
+    assert understand("Results announced on March 9, 2023 and 2023-05-25").dates == ["2023-03-09", "2023-05-25"]
+    i = understand("What drove the increase in Ulta Beauty's merchandise inventories at the end of FY2023?")
+    assert i.explain and not i.statement_words  # the narrative explains; the balance sheet only states
+    assert understand("What were inventories at year end FY2023?").statement_words[0] == "balance sheet"
+    assert understand("Are gross margins historically consistent?").annual
+    assert understand("Inventories in FY2023").annual and not understand("Inventories in Q2 of FY2023").annual
+
+
+def test_statement_titles():
+    from rag.statements import statement_of_title
+
+    assert statement_of_title("Consolidated Balance Shee t") == "balance sheet"  # broken kerning
+    assert statement_of_title("AMCOR PLC AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS") == "balance sheet"
+    assert statement_of_title("Condensed Consolidated Statements of Income (Unaudited)") == "income statement"
+    assert statement_of_title("Consolidated Statements of Cash Flows (continued)") == "cash flows"
+    assert statement_of_title("Consolidated Statements of Comprehensive Income") == "comprehensive income"
+    assert statement_of_title("Amounts recognized in the Consolidated Balance Sheet as of Dec. 31") is None
+    assert statement_of_title("Supplemental Balance Sheet Information") is None
+    assert statement_of_title("Balance sheet information") is None
+
+
+def test_filing_parts_and_forward_looking_questions():
+    from rag.retrieve.rerank import filing_section
+
+    assert "risk" in understand("Is Boeing's business subject to cyclicality?").filing_sections
+    assert "business" in understand("What industry does Amcor primarily operate in?").filing_sections
+    assert "mdna" in understand("What drove operating margin change in FY2022?").filing_sections
+    assert filing_section("PART I › Item\xa01A. Risk Factors › Risks Related to Our Business") == "risk"
+    assert filing_section("PART II › Item 7. Management’s Discussion and Analysis › Overview") == "mdna"
+    assert filing_section("PART I › Item 1. - Business › Sustainability") == "business"
+    assert filing_section("PART II › Item 8. Financial Statements") is None
+    i = understand("What production rate changes is Boeing forecasting for FY2023?")
+    assert i.forward and i.years == [2022, 2023] and i.target_year == 2023  # plans for 2023 are in the 2022 report
