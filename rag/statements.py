@@ -19,6 +19,8 @@ _TITLE = re.compile(
 
 def statement_of_title(line: str) -> str | None:
     """'Consolidated Statements of Cash Flows (continued)' → 'cash flows'; a sentence → None."""
+    if line.rstrip().endswith((".", ",", ";", ":")):
+        return None  # the end of a sentence ("… recorded in our Consolidated Balance Sheets.")
     letters = re.sub(r"[^a-z0-9&]", "", line.lower())
     if not letters or len(letters) > 120:
         return None

@@ -228,13 +228,31 @@ _NOTES = re.compile(r"^(notes?\s+to\s+(the\s+)?(condensed\s+)?(consolidated\s+)?
                     r"|note\s+\d{1,2}\b)", re.I)
 
 
+def _statement_title(rows: list[Row], i: int) -> bool:
+    """A financial statement's title: the title words on a line of their own, not the end of a wrapped
+    sentence ("… recorded in our / Consolidated Balance Sheets."), with the statement's table within the next
+    few lines."""
+    r = rows[i]
+    t = r.text.strip()
+    if r.is_table or r.words > 14 or t.endswith((".", ",", ";")) or not t[:1].isupper() or not statement_of_title(t):
+        return False
+    if i > 0 and not rows[i - 1].is_table and rows[i - 1].text.rstrip()[-1:].isalpha() and \
+            rows[i - 1].page == r.page and not (rows[i - 1].bold or rows[i - 1].heading_level is not None) and \
+            rows[i - 1].words > 12:
+        return False  # the line before runs on into this one
+    return any(x.is_table for x in rows[i + 1:i + 6])
+
+
 def mark_headings(pages: list[list[Row]], body: float) -> None:
     """Set heading_level on rows that look like headings: larger font, bold short lines, 'Item 7.',
     numbered sections. Levels: 0 PART, 1 Item / largest sizes ... by size rank."""
     candidates: list[Row] = []
+    titles: set[int] = set()
     for rows in pages:
-        for r in rows:
+        for i, r in enumerate(rows):
             t = r.text.strip()
+            if _statement_title(rows, i):
+                titles.add(id(r))
             if not t or r.is_table or len(t) > 140 or r.words > 16 or not re.search(r"[A-Za-z]{3}", t):
                 continue
             if t.endswith((",", ";")) or re.search(r"\.\s+\S+.*\.$", t):
@@ -245,7 +263,7 @@ def mark_headings(pages: list[list[Row]], body: float) -> None:
             item = bool(_ITEM.match(t)) and (r.bold or bigger or r.words <= 12)
             numbered = bool(_NUMBERED.match(t)) and (r.bold or bigger) and r.words <= 12
             bold_short = r.bold and r.words <= 12 and r.size >= body * 0.95 and not t.endswith(".")
-            if bigger or item or numbered or bold_short or (r.words <= 14 and statement_of_title(t)):
+            if bigger or item or numbered or bold_short or id(r) in titles:
                 candidates.append(r)
     if not candidates:
         return
@@ -256,7 +274,7 @@ def mark_headings(pages: list[list[Row]], body: float) -> None:
             r.heading_level = 0
         elif _ITEM.match(t):
             r.heading_level = 1
-        elif statement_of_title(t) or _NOTES.match(t):
+        elif id(r) in titles or (_NOTES.match(t) and not t.endswith(".")):
             # A financial statement's title heads its rows (their sub-headings sit under it), and the notes
             # end it; both rank below Item 8 and above everything else.
             r.heading_level = 1.5

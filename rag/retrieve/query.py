@@ -72,7 +72,7 @@ STATEMENTS: list[tuple[re.Pattern, list[str]]] = [
 IMPLIED_STATEMENTS: list[tuple[re.Pattern, list[str]]] = [  # the first that matches decides
     (re.compile(r"\bfree cash ?flow|cap(ital)?[\s-]?ex|operating cash ?flow|cash from operations|dividends paid|"
                 r"(share|stock) repurchases?|buy ?backs?|purchases? of (property|pp&?e|fixed assets)|"
-                r"additions to property", re.I), ["cash flows"]),
+                r"additions to property|(operating|investing|financing) activities", re.I), ["cash flows"]),
     (re.compile(r"\b(quick|current) ratio|inventor(y|ies)|pp&?n?e\b|total assets|working capital|"
                 r"(total|net) debt|shareholders'? equity|receivables|goodwill\b", re.I), ["balance sheet", "financial position"]),
     (re.compile(r"\b(operating|gross|net|profit) margin|operating income|net income|revenues?\b|net sales|"
@@ -106,8 +106,9 @@ _DATES = [  # "July 1, 2022", "1st July 2022", "1 of July, 2022", "2022-07-01"
     (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+((?:19|20)\d{2})\b", re.I), (1, 2, 3)),
     (re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b"), (3, 2, 1)),
 ]
-_EXPLAIN = re.compile(r"\b(why|drove|drivers?|driven|drive|reasons?|explain\w*|attribut\w*|caused?|factors?|"
-                      r"what led|led to|contributed)\b", re.I)
+# "What drove …", "why did …": asks for the narrative. ("… and explain why." asks to justify an answer.)
+_EXPLAIN = re.compile(r"\b(what (drove|drives|caused|causes|led to|contributed to)|why (did|does|do|is|are|was|were|has|have)\b|"
+                      r"reasons? (for|behind)|drivers? (of|behind)|driven by|attributable to|factors? behind)", re.I)
 _HISTORY = re.compile(r"\b(historically|historical|each year|every year|annual(ly)?|over the (past|last) \w+ years|"
                       r"trends?|year[- ]over[- ]year|multi-?year)\b", re.I)
 # Kinds of question → the parts of a 10-K / 10-Q that answer them (matched by heading name, see rerank).
