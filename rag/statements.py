@@ -28,8 +28,8 @@ def statement_of_title(line: str) -> str | None:
     if not m:
         return None
     rest = m.group(3)
-    if not m.group(1) and (len(rest) > 30 or re.search(r"information|data|items|note|impact", rest)):
-        return None  # "Balance sheet information" in a note, not the statement
+    if not m.group(1) and (len(rest) > 12 or re.search(r"information|data|items|note|impact", rest)):
+        return None  # "Balance sheet information", "Statement of Income for Obligor Group": not the statement
     t = m.group(2)
     if "comprehensive" in t:
         return "comprehensive income"

@@ -155,10 +155,14 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
         if intent.statement_words:
             # The statement the question names: a search by its title, so its own chunks are in the pool.
             title = STATEMENT_QUERIES[STATEMENT_OF_WORD[intent.statement_words[0]]]
+            # Their fused scores answer the title query, not the question: they enter at the pool's median and
+            # rank by the statement boost and their own text only.
+            floor = float(np.median([c["fused_score"] for c in cands])) if cands else 0.0
             for c in store.match_chunks(vec, title, match_count=pool // 2, candidate_count=pool, rrf_k=cfg.rrf_k,
                                         full_text_weight=2.0, **params):
                 if c["chunk_id"] not in seen:
                     seen.add(c["chunk_id"])
+                    c["fused_score"] = min(c["fused_score"], floor)
                     cands.append(c)
         ents = _entities(intent)
         for e in ents:  # every named company / period gets its own candidates

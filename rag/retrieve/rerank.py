@@ -53,6 +53,10 @@ _FILING_PARTS = [(re.compile(r"\brisk factors\b", re.I), "risk"),
                  (re.compile(r"\bitem\W*1\W*(?:-\W*)?business\b", re.I), "business")]
 
 
+_BOILERPLATE = re.compile(r"\bitem\W*1[56]\b|\bexhibits?\b|\bsignatures?\b|\bindex to", re.I)
+_ASKS_BOILERPLATE = re.compile(r"\b(exhibits?|subsidiar\w*|signat\w*|agreements?|indenture|certificat\w*)\b", re.I)
+
+
 def filing_section(heading: str) -> str | None:
     """The part of a filing a chunk is in, by the Item heading of its path: risk, mdna or business."""
     for pat, name in _FILING_PARTS:
@@ -127,6 +131,9 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         if intent.filing_sections and c.get("doc_type") in ("10-K", "10-Q") and \
                 filing_section(c.get("heading") or "") in intent.filing_sections:
             sec = max(sec, cfg.filing_section_boost)
+        if c.get("doc_type") in ("10-K", "10-Q", "8-K") and _BOILERPLATE.search(c.get("heading") or "") \
+                and not _ASKS_BOILERPLATE.search(intent.question):
+            sec *= 0.8  # exhibits, signatures, subsidiaries lists: rarely what an analyst asks about
         f["section"] = sec
         if intent.wants_number and not intent.explain and c.get("doc_type") != "research paper":
             f["table"] = 1.0 + 0.3 * _table_share(c)  # numbers live in tables
