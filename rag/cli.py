@@ -1,4 +1,4 @@
-"""python -m rag: migrate, ingest, search, docs, delete, doctor, reindex."""
+"""python -m rag: migrate, ingest, search, ask, eval, docs, delete, doctor, reindex."""
 
 from __future__ import annotations
 
@@ -161,6 +161,19 @@ def cmd_eval(args) -> int:
     store = _store(args, settings)
     embedder = _embedder(settings)
     store.check_model(embedder.model_name)
+    if args.answers:
+        from rag.eval import run_answer_eval
+
+        rep = run_answer_eval(store, embedder, Path(args.questions), settings,
+                              progress=lambda i, n: print(f"\r{i}/{n}", end="", file=sys.stderr, flush=True))
+        print(file=sys.stderr)
+        for key, v in rep["summary"].items():
+            print(f"{key:26} {v}")
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(rep, indent=1, default=str))
+            print(f"wrote {args.json}")
+        return 0
     rep = run_eval(store, embedder, Path(args.questions), k=args.k, baseline=args.baseline,
                    cfg=settings.retrieval,
                    progress=lambda i, n: print(f"\r{i}/{n}", end="", file=sys.stderr, flush=True))
@@ -170,6 +183,58 @@ def cmd_eval(args) -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rep, indent=1, default=str))
         print(f"wrote {args.json}")
+    return 0
+
+
+def cmd_ask(args) -> int:
+    from rag.answer import answer as answer_fn
+    from rag.answer.export import to_markdown
+    from rag.answer.structured import is_structured, sql_answer
+
+    settings = _settings(args)
+    if args.offline:
+        settings.llm.base_url = None
+    store = _store(args, settings)
+    if args.sql:
+        a = sql_answer(store, args.question or args.sql, args.sql, settings)
+        print(json.dumps(a.to_json(), ensure_ascii=False) if args.json else a.answer)
+        return 0
+    embedder = _embedder(settings)
+    store.check_model(embedder.model_name)
+    embedder.load()
+    if args.questions_file:
+        questions = [q.strip() for q in Path(args.questions_file).read_text().splitlines() if q.strip()]
+        questions = [json.loads(q)["question"] if q.startswith("{") else q for q in questions]
+    elif args.question:
+        questions = [args.question]
+    else:
+        print("give a question, --questions-file or --sql", file=sys.stderr)
+        return 2
+    docs = store.list_documents()
+    md_parts = []
+    for q in questions:
+        if settings.llm.base_url and is_structured(q):
+            a = sql_answer(store, q, None, settings)
+        else:
+            stream = (lambda t: print(t, end="", file=sys.stderr, flush=True)) if args.stream else None
+            a = answer_fn(store, embedder, q, settings, filters=_filters(args), on_token=stream, documents=docs)
+        if args.markdown:
+            md_parts.append(to_markdown(a, store))
+        if args.json or args.questions_file:
+            print(json.dumps(a.to_json(with_trace=args.trace), ensure_ascii=False), flush=True)
+            continue
+        print(f"# {q}\n\n{a.answer}\n")
+        print(f"confidence: {a.confidence} ({'; '.join(a.reasons)})")
+        for e in a.evidence:
+            print(f"[{e.marker}] {e.source}{'' if e.verified else '  (quote not verified)'}")
+        for f in a.figures:
+            print(f"figure {f['figure_id']}: {f['document']} p.{f['page']} {f.get('caption') or ''} "
+                  f"(after paragraph {f['after_paragraph'] + 1})")
+        for u in a.unsupported:
+            print(f"{u.get('action', 'flagged')}: {u.get('sentence', '')[:80]} — {u['reason']}")
+    if args.markdown:
+        Path(args.markdown).write_text("\n\n---\n\n".join(md_parts))
+        print(f"wrote {args.markdown}", file=sys.stderr)
     return 0
 
 
@@ -260,7 +325,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--k", type=int, default=5)
     s.add_argument("--json", help="write the full report (plot-ready) to this file")
     s.add_argument("--baseline", action="store_true", help="also run plain cosine top-k in the same run")
+    s.add_argument("--answers", action="store_true", help="evaluate answers (numbers verified, refusals, gold "
+                   "answer contained, page cited) instead of retrieval")
     s.set_defaults(fn=cmd_eval)
+
+    s = sub.add_parser("ask", help="answer with verified citations (extractive offline, or the configured LLM)")
+    s.add_argument("question", nargs="?")
+    s.add_argument("--json", action="store_true", help="print the answer object")
+    s.add_argument("--questions-file", help="one question (or JSON object with 'question') per line; JSON lines out")
+    s.add_argument("--markdown", help="also write the answer(s) as Markdown with figure images to this file")
+    s.add_argument("--sql", help="a read-only SELECT over v_documents / v_chunks / v_figures")
+    s.add_argument("--offline", action="store_true", help="extractive answer even when an LLM is configured")
+    s.add_argument("--stream", action="store_true", help="stream the LLM's text to stderr")
+    s.add_argument("--trace", action="store_true", help="include the retrieval trace in the JSON")
+    s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
+    s.add_argument("--company", action="append", help="company filter (repeatable)")
+    s.add_argument("--year-min", type=int)
+    s.add_argument("--year-max", type=int)
+    s.add_argument("--type", action="append", help="document type filter (repeatable)")
+    s.add_argument("--section", action="append", help="section type filter (repeatable)")
+    s.set_defaults(fn=cmd_ask)
 
     s = sub.add_parser("docs", help="list documents with chunk, figure and OCR-page counts")
     s.add_argument("--json", action="store_true")

@@ -72,6 +72,21 @@ class RetrievalSettings(BaseModel):
     linked_figure_floor: float = Field(0.20, description="Minimum similarity for a figure linked to a final chunk.")
 
 
+class LLMSettings(BaseModel):
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, llama.cpp's "
+                                 "server). None = offline extractive answers.")
+    model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
+    api_key: SecretStr | None = Field(None, description="API key; local servers accept any value.")
+    timeout_s: float = Field(60.0, description="Seconds per request before falling back to the extractive answer.")
+    max_tokens: int = Field(800, description="Tokens per answer at most.")
+    temperature: float = Field(0.0, description="Sampling temperature.")
+    response_format: str = Field("auto", description="auto (JSON schema, then JSON object, then plain text), "
+                                 "json_schema, json_object or text.")
+    tools: bool = Field(True, description="Multi-step mode with tool calls when the server supports them.")
+    max_steps: int = Field(6, description="Tool calls per question at most.")
+    steps_log: Path | None = Field(None, description="JSON-lines file that records every multi-step call.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__", extra="ignore")
 
@@ -80,6 +95,7 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
 
 
 def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:
@@ -96,6 +112,13 @@ def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Setting
         s.db.supabase_url = env["SUPABASE_URL"]
     if env.get("SUPABASE_KEY") and not s.db.supabase_key:
         s.db.supabase_key = SecretStr(env["SUPABASE_KEY"])
+    if env.get("OPENAI_BASE_URL") and not s.llm.base_url:
+        s.llm.base_url = env["OPENAI_BASE_URL"]
+    if env.get("OPENAI_API_KEY") and not s.llm.api_key:
+        s.llm.api_key = SecretStr(env["OPENAI_API_KEY"])
+        s.llm.base_url = s.llm.base_url or "https://api.openai.com/v1"  # a key alone means OpenAI itself
+    if env.get("OPENAI_MODEL") and "RAG_LLM__MODEL" not in env:
+        s.llm.model = env["OPENAI_MODEL"]
     return s
 
 

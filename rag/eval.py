@@ -149,3 +149,63 @@ def format_report(rep: dict) -> str:
         fmt = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
         lines.append(f"{key:26} {fmt(s):>10} {fmt(b):>10}")
     return "\n".join(lines)
+
+
+def run_answer_eval(store, embedder, questions_path: Path, settings=None, progress=None) -> dict:
+    """Answers (not just retrieval) on labelled questions: every number verified, refusal on unanswerable and
+    answerable questions, gold answer contained (numbers normalised), right page cited, latency."""
+    from rag.answer import answer
+    from rag.answer.verify import Num, _matches, numbers
+    from rag.config import Settings
+
+    settings = settings or Settings()
+    questions = load_questions(questions_path)
+    names = resolve_documents(store, questions, questions_path)
+    docs = store.list_documents()
+    embedder.load()
+    items, lat, ans_lat = [], [], []
+    for i, q in enumerate(questions):
+        embedder._cache.clear()
+        t = time.perf_counter()
+        a = answer(store, embedder, q["question"], settings, documents=docs)
+        lat.append((time.perf_counter() - t) * 1000)
+        ans_lat.append(a.timings_ms.get("answer", 0.0))
+        gold_pages = {(names[n], p) for n, ps in (q.get("pages") or {}).items() if n in names for p in ps}
+        item = {"id": q["id"], "kind": q.get("kind"), "refused": a.insufficient, "confidence": a.confidence,
+                "numbers": a.numbers_total, "numbers_verified": a.numbers_verified,
+                "page_cited": any((e.document_id, p) in gold_pages for e in a.evidence for p in e.pages),
+                "answer": a.answer[:400]}
+        gold_nums = numbers(q.get("answer") or "")
+        if gold_nums and q.get("kind") != "unanswerable":
+            got = numbers(a.answer)
+            item["gold_numeric"] = True
+            # gold answers are often written in another unit ("$8.70" for "USD billions" vs a table in millions)
+            variants = [Num(g.value * f, g.percent, g.raw, g.decimals, g.scale * f) for g in gold_nums
+                        for f in ((1.0,) if g.percent else (1.0, 1e3, 1e6))]
+            item["gold_contained"] = any(_matches(g, x) or _matches(x, g) for g in variants for x in got)
+        items.append(item)
+        if progress:
+            progress(i + 1, len(questions))
+    answered = [x for x in items if not x["refused"]]
+    with_nums = [x for x in answered if x["numbers"]]
+    unans = [x for x in items if x["kind"] == "unanswerable"]
+    ansb = [x for x in items if x["kind"] != "unanswerable"]
+    gold = [x for x in items if x.get("gold_numeric")]
+    rate = lambda xs, f: round(sum(1 for x in xs if f(x)) / len(xs), 3) if xs else None
+    summary = {
+        "questions": len(items),
+        "all_numbers_verified": rate(with_nums, lambda x: x["numbers_verified"] == x["numbers"]),
+        "answers_with_numbers": len(with_nums),
+        "refusal_unanswerable": rate(unans, lambda x: x["refused"]),
+        "refusal_answerable": rate(ansb, lambda x: x["refused"]),
+        "gold_number_contained": rate(gold, lambda x: x["gold_contained"]),
+        "gold_numeric_questions": len(gold),
+        "gold_page_cited": rate(ansb, lambda x: x["page_cited"]),
+        "latency_p50_ms": round(_pct(lat, 50), 1),
+        "latency_p95_ms": round(_pct(lat, 95), 1),
+        "answer_step_p50_ms": round(_pct(ans_lat, 50), 1),
+        "confidence": {c: sum(1 for x in items if x["confidence"] == c)
+                       for c in ("high", "medium", "low", "insufficient_data")},
+    }
+    return {"questions_file": str(questions_path), "mode": "llm" if settings.llm.base_url else "extractive",
+            "summary": summary, "per_question": items}

@@ -98,6 +98,35 @@ def test_search_finds_the_evidence_page(corpus_store, embedder, question, doc, p
     assert any(f == doc and p & pages for f, p in hits), hits
 
 
+@pytest.mark.parametrize("question,doc,pages,number", [
+    ("How much revenue did AMD's Data Center segment generate in 2022?", "AMD_2022_annualreport.pdf", {3, 51, 56, 57},
+     "$6 billion"),
+    ("How much energy did the KION Group consume in 2023?", "kion_nonfinancial_report_2023.pdf", {5, 30, 31},
+     "2,296,953"),
+])
+def test_extractive_answer_cites_the_page_and_verifies_numbers(corpus_store, embedder, question, doc, pages, number):
+    from rag.answer import answer
+
+    store, _ = corpus_store
+    a = answer(store, embedder, question)
+    assert a.mode == "extractive" and not a.insufficient, a.answer
+    assert number in a.answer, a.answer
+    assert any(e.file_name == doc and set(e.pages) & pages and number.split()[0].strip("$") in e.quote
+               for e in a.evidence), [(e.file_name, e.pages, e.quote[:60]) for e in a.evidence]
+    assert a.numbers_total and a.numbers_verified == a.numbers_total
+    assert all(e.verified for e in a.evidence)
+
+
+@pytest.mark.parametrize("question", ["What were AMD's Scope 1 greenhouse gas emissions in 2022?",
+                                      "What score does XYLayoutLM achieve on DocVQA?"])
+def test_extractive_answer_refuses_unanswerable_questions(corpus_store, embedder, question):
+    from rag.answer import answer
+
+    store, _ = corpus_store
+    a = answer(store, embedder, question)
+    assert a.confidence == "insufficient_data" and a.answer.startswith("Insufficient data:"), a.answer
+
+
 # (file, expected: "ok" or a phrase of the error, password)
 BAD = [
     ("zero_byte.pdf", "empty file", None),

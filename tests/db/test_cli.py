@@ -45,6 +45,27 @@ def test_questions_file_one_json_per_line(cli_store, tmp_path):
     assert [l["query"] for l in lines] == ["What does Figure 1 show?", "How many employees?"]
 
 
+def test_ask_json_contract_and_markdown_export(cli_store, tmp_path):
+    md = tmp_path / "answer.md"
+    out = run("--data-dir", str(cli_store), "ask", "What were Greenfield AG's Scope 1 emissions in 2023?", "--json",
+              "--markdown", str(md))
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout.splitlines()[-1])
+    assert {"question", "answer", "confidence", "evidence", "unsupported", "figures", "timings_ms"} <= set(obj)
+    assert obj["evidence"] and {"marker", "document", "pages", "chunk_id", "quote", "verified"} <= set(obj["evidence"][0])
+    assert obj["evidence"][0]["document"].startswith("Greenfield")
+    assert md.read_text().startswith("# What were Greenfield")
+
+
+def test_ask_sql_and_a_refused_statement(cli_store):
+    out = run("--data-dir", str(cli_store), "ask", "--sql", "select doc_type, count(*) n from v_documents group by 1",
+              "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["rows"]
+    out = run("--data-dir", str(cli_store), "ask", "--sql", "delete from documents", "--json")
+    obj = json.loads(out.stdout)
+    assert obj["confidence"] == "insufficient_data" and "only SELECT" in obj["answer"]
+
+
 def test_docs_doctor_delete(cli_store, tmp_path):
     docs = json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)
     assert {d["file_name"] for d in docs} == {"paper.pdf", "esg.pdf"}
@@ -71,3 +92,4 @@ def test_doctor_fails_on_a_broken_store(cli_store):
 def test_unknown_file_is_one_line_error(cli_store):
     out = run("--data-dir", str(cli_store), "ingest", "/nonexistent/file.pdf")
     assert out.returncode == 1 and "ERROR file.pdf: no such file" in out.stdout
+

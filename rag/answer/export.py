@@ -1,0 +1,42 @@
+"""An answer as Markdown (citations with quotes and pages, figure images inline) or JSON."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from rag.answer.model import Answer
+
+
+def to_markdown(a: Answer, store=None, images: bool = True) -> str:
+    """Figures go after the paragraph they support, as embedded PNGs when a store is given."""
+    out = [f"# {a.question}", ""]
+    paras = a.paragraphs or [a.answer]
+    for i, p in enumerate(paras):
+        out += [p, ""]
+        for f in [f for f in a.figures if f.get("after_paragraph") == i]:
+            caption = f.get("caption") or f"Figure on page {f['page']}"
+            png = store.figure_image(f["figure_id"]) if (store is not None and images) else None
+            if png:
+                out.append(f"![{caption}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
+            out += [f"*{caption} — {f['document']}, p. {f['page']}*", ""]
+    out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {'; '.join(a.reasons)}" if a.reasons else ""), ""]
+    if a.evidence:
+        out += ["## Sources", ""]
+        for e in a.evidence:
+            mark = "✓" if e.verified else "✗ quote not found"
+            out.append(f"[{e.marker}] {e.source} ({mark})")
+            if e.quote:
+                out.append(f"> {e.quote.strip()}")
+            out.append("")
+    if a.unsupported:
+        out += ["## Not supported by the evidence", ""]
+        out += [f"- {u.get('action', 'flagged')}: {u.get('sentence') or '(reply)'} — {u['reason']}" for u in a.unsupported]
+        out.append("")
+    if a.rows is not None:
+        out += ["## Rows", "", "```json", json.dumps(a.rows[:50], indent=1, default=str), "```", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def to_json(a: Answer, with_trace: bool = False) -> str:
+    return json.dumps(a.to_json(with_trace), indent=2, default=str)

