@@ -189,7 +189,7 @@ def cmd_eval(args) -> int:
 def cmd_ask(args) -> int:
     from rag.answer import answer as answer_fn
     from rag.answer.export import to_markdown
-    from rag.answer.structured import is_structured, sql_answer
+    from rag.answer.structured import sql_answer
 
     settings = _settings(args)
     if args.offline:
@@ -213,11 +213,8 @@ def cmd_ask(args) -> int:
     docs = store.list_documents()
     md_parts = []
     for q in questions:
-        if settings.llm.base_url and is_structured(q):
-            a = sql_answer(store, q, None, settings)
-        else:
-            stream = (lambda t: print(t, end="", file=sys.stderr, flush=True)) if args.stream else None
-            a = answer_fn(store, embedder, q, settings, filters=_filters(args), on_token=stream, documents=docs)
+        stream = (lambda t: print(t, end="", file=sys.stderr, flush=True)) if args.stream else None
+        a = answer_fn(store, embedder, q, settings, filters=_filters(args), on_token=stream, documents=docs)
         if args.markdown:
             md_parts.append(to_markdown(a, store))
         if args.json or args.questions_file:

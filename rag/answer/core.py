@@ -23,6 +23,11 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     settings = settings or Settings()
     t0 = time.perf_counter()
     llm_on = bool(settings.llm.base_url) if use_llm is None else use_llm
+    if llm_on and not (filters and any(v not in (None, [], ()) for v in vars(filters).values())):
+        from rag.answer.structured import is_structured, sql_answer
+
+        if is_structured(question):  # about the collection itself: text → checked SQL
+            return sql_answer(store, question, None, settings)
     failure = None
     if llm_on and settings.llm.tools:
         from rag.answer.multistep import tool_answer

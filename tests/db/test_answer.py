@@ -169,3 +169,15 @@ def test_export_markdown_has_citations_quotes_pages_and_figures(acme, embedder):
     assert "## Sources" in md and "[1] Acme Widgets 10-K" in md and "> " in md
     assert a.figures and "data:image/png;base64," in md
     assert a.figures[0]["after_paragraph"] < len(a.paragraphs)
+
+
+def test_collection_question_with_an_llm_becomes_checked_sql(acme, embedder):
+    script = [{"content": "```sql\nSELECT count(*) AS n FROM v_documents WHERE doc_type = '10-K'\n```"},
+              {"content": "DELETE FROM documents"}]
+    with FakeLLM(script) as fake:
+        a = answer(acme, embedder, "How many documents are 10-Ks?", _llm(fake))
+        assert a.mode == "sql" and a.rows == [{"n": 4}] and a.answer.startswith("**4**")
+        b = answer(acme, embedder, "How many documents are 10-Ks?", _llm(fake))
+    assert b.confidence == "insufficient_data" and "only SELECT" in b.answer
+    with acme.transport.connection() as conn:
+        assert conn.execute("select count(*) from documents").fetchone()[0] == 4
