@@ -35,6 +35,9 @@ class ChunkingSettings(BaseModel):
 class IngestSettings(BaseModel):
     ocr: bool = Field(True, description="OCR raster figures and pages without a text layer (rapidocr).")
     ocr_engine: str = Field("rapidocr", description="rapidocr (default) or easyocr when it is installed.")
+    keep_pdf: bool = Field(True, description="Store the original PDF in the database so the app can show the cited "
+                           "region of a page.")
+    keep_pdf_max_mb: float = Field(50.0, description="PDFs larger than this are not stored (crops then unavailable).")
     ocr_budget_s: float = Field(60.0, description="Seconds of figure OCR per document at most; later figures keep their caption and context only.")
     figure_dpi: int = Field(150, description="Resolution of figure crops.")
     max_figures_per_page: int = Field(6, description="Figures kept per page at most (largest first).")
@@ -44,6 +47,8 @@ class IngestSettings(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
+    rerank: bool = Field(True, description="Rerank the SQL pool (metadata, recency, section, heuristics, "
+                         "cross-encoder); off = the fused SQL score alone.")
     rerank_size: int = Field(30, description="Candidates the reranker sees; the SQL pool is max(50, 2 × this).")
     rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
     threshold: float = Field(0.30, description="Minimum relevance (cosine similarity for the bi-encoder, sigmoid of "

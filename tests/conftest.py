@@ -49,7 +49,7 @@ def store(settings):
 def clean_store(store):
     """The session store, emptied before the test (data only; the schema stays migrated)."""
     with store.transport.connection() as conn:
-        conn.execute("truncate documents, store_info, term_stats restart identity cascade")
+        conn.execute("truncate documents, store_info, term_stats, feedback, query_log restart identity cascade")
     return store
 
 

@@ -55,6 +55,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
         a = extractive_answer(r)
     a.steps = steps + a.steps
     a.trace = r.trace.to_list()
+    a.retrieval = r
     a.timings_ms = {"retrieval": t_ret, **a.timings_ms, "total": round((time.perf_counter() - t0) * 1000, 1)}
     return a
 

@@ -38,5 +38,15 @@ def to_markdown(a: Answer, store=None, images: bool = True) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def untrusted(text: str) -> str:
+    """Document text for a Markdown renderer: no images, links or HTML from the PDF (it is untrusted)."""
+    import re
+
+    t = text.replace("<", "&lt;").replace(">", "&gt;")
+    t = re.sub(r"!\[", r"!\\[", t)
+    t = re.sub(r"\]\(", r"]\\(", t)
+    return t
+
+
 def to_json(a: Answer, with_trace: bool = False) -> str:
     return json.dumps(a.to_json(with_trace), indent=2, default=str)

@@ -42,6 +42,7 @@ class Answer:
     numbers_verified: int = 0
     message: str | None = None
     rows: list[dict] | None = None  # structured (SQL) answers
+    retrieval: object = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
     @property
     def insufficient(self) -> bool:

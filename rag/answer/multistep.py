@@ -244,4 +244,5 @@ def tool_answer(store, embedder, question, settings: Settings, filters, history,
         a = finish_llm(last_r, reply, evidence, t_start)
     a.steps = steps + a.steps
     a.trace = last_r.trace.to_list()
+    a.retrieval = last_r
     return a

@@ -20,15 +20,17 @@ EVIDENCE_ITEM = """[{marker}] {source}
 {text}
 """
 
-# JSON schema for servers that support structured output; strings carry maxLength (small local models need it).
+# JSON schema for servers that support structured output. Strings carry maxLength: llama.cpp's server turns the
+# schema into a grammar, which needs bounded strings, and refuses (its process aborts) above about 1,000
+# repeated characters in total.
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {
-        "answer": {"type": "string", "maxLength": 2000},
+        "answer": {"type": "string", "maxLength": 800},
         "citations": {"type": "array", "items": {"type": "object", "properties": {
-            "marker": {"type": "integer"}, "quote": {"type": "string", "maxLength": 300}},
+            "marker": {"type": "integer"}, "quote": {"type": "string", "maxLength": 150}},
             "required": ["marker", "quote"]}},
-        "inferred": {"type": "string", "maxLength": 600},
+        "inferred": {"type": "string", "maxLength": 200},
         "insufficient": {"type": "boolean"},
     },
     "required": ["answer", "citations"],

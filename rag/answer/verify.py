@@ -11,11 +11,11 @@ _LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl",
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "m": 1e6, "mm": 1e6,
           "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
 # 1,577 | 1577 | (1,577) | $1.6 billion | 12.5% | -3.2
-_NUMBER = re.compile(r"(?<![\w.])(\(?-?\$?\s?\d{1,3}(?:,\d{3})+(?:\.\d+)?|\(?-?\$?\s?\d+(?:\.\d+)?)\)?"
-                     r"(\s?%|\s?(?:thousand|millions?|billions?|trillion|mn|bn|tn|mm|[kmb])\b)?", re.I)
+_NUMBER = re.compile(r"(?<![\w.])(\(?-?\$?[ \t]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|\(?-?\$?[ \t]?\d+(?:\.\d+)?)\)?"
+                     r"([ \t]?%|[ \t]?(?:thousand|millions?|billions?|trillion|mn|bn|tn|mm|[kmb])\b)?", re.I)
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 # Numbers that are names, not quantities: pages, form types, periods, items, notes, citation markers.
-_NOT_QUANTITY = re.compile(r"\b(pp?\.\s*\d+(\s*[–-]\s*\d+)?|\d+-[kq]\b|q[1-4]\b|fy\s*'?\d{2,4}|item\s+\d+[a-z]?|"
+_NOT_QUANTITY = re.compile(r"\b((?:19|20)\d{2}-\d{2}-\d{2}\b|pp?\.\s*\d+(\s*[–-]\s*\d+)?|\d+-[kq]\b|q[1-4]\b|fy\s*'?\d{2,4}|item\s+\d+[a-z]?|"
                            r"note\s+\d+|part\s+[ivx]+|scope\s+[123]|figure\s+\d+|table\s+\d+|[1-4]q\b|"
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
                            r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)",
@@ -53,7 +53,7 @@ def numbers(text: str) -> list[Num]:
     Years (1900–2100 without decimals or scale), pages, form names, periods and citation markers are not numbers."""
     out: list[Num] = []
     clean = _NOT_QUANTITY.sub(" ", _MARKER.sub(" ", text))
-    clean = re.sub(r"(\d)\s*(?:percent|per cent)\b", r"\1%", clean, flags=re.I)
+    clean = re.sub(r"(\d)[ \t]*(?:percent|per cent)\b", r"\1%", clean, flags=re.I)
     for m in _NUMBER.finditer(clean):
         raw, suffix = m.group(1), (m.group(2) or "").strip().lower()
         if suffix in ("k", "m", "b") and "$" not in raw:

@@ -238,6 +238,13 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         res.document_id = out["document_id"]
         res.already_ingested = bool(out.get("already_ingested"))
         res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
+        # a password-protected PDF is not kept: its text is in the store, the file stays with its owner
+        if settings.ingest.keep_pdf and not res.already_ingested and not password and \
+                path.stat().st_size <= settings.ingest.keep_pdf_max_mb * 1024 * 1024:
+            try:  # optional: the app shows the cited region of a page from it
+                store.put_document_file(res.document_id, path.read_bytes())
+            except Exception as exc:  # the document itself is stored; only the crops are lost
+                res.warnings.append(f"original PDF not stored: {type(exc).__name__}: {exc}")
         res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
                                                  "published_date")}
     except IngestError as exc:

@@ -155,8 +155,9 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         # Relevance for the threshold: meaning (cosine) plus a share of lexical evidence (ts_rank_cd in 0..1),
         # so a short question fully matched by a long passage is not discarded for a diluted cosine.
         c["relevance"] = min(1.0, max(0.0, float(c["cosine_similarity"])) + 0.25 * float(c["text_rank"] or 0.0))
-        c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h * f["table"]
-    _cross_encode(cands, intent, cfg)
+        c["final"] = f["fused_norm"] * meta * f["recency"] * sec * h * f["table"] if cfg.rerank else f["fused_norm"]
+    if cfg.rerank:
+        _cross_encode(cands, intent, cfg)
     top = max((c["final"] for c in cands), default=1.0) or 1.0
     for c in cands:
         c["final"] = c["final"] / top

@@ -83,6 +83,54 @@ class Store:
             "filter_document_ids": list(document_ids) if document_ids else None,
         })
 
+    # -- the app: feedback, query log, metadata corrections, original files ------------------
+    def add_feedback(self, question: str, answer: str, chunk_ids: list[int], rating: int,
+                     comment: str | None = None) -> int:
+        return self.rpc("add_feedback", {"p_question": question, "p_answer": answer,
+                                         "p_chunk_ids": [int(c) for c in chunk_ids], "p_rating": int(rating),
+                                         "p_comment": comment})
+
+    def feedback_stats(self) -> dict:
+        rows = self.rpc("feedback_stats")
+        return rows[0] if rows else {"total": 0, "up": 0, "down": 0, "last_7_days": 0}
+
+    def log_query(self, question: str, chunks: list[dict], total_ms: float) -> int:
+        return self.rpc("log_query", {"p_question": question,
+                                      "p_document_ids": [int(c["document_id"]) for c in chunks],
+                                      "p_chunk_ids": [int(c["chunk_id"]) for c in chunks],
+                                      "p_similarities": [float(c.get("cosine_similarity") or 0.0) for c in chunks],
+                                      "p_total_ms": float(total_ms)})
+
+    def result_share(self, last: int = 100) -> list[dict]:
+        return self.rpc("result_share", {"p_last": int(last)})
+
+    def recent_similarities(self, last: int = 100) -> list[float]:
+        return [r["similarity"] for r in self.rpc("recent_similarities", {"p_last": int(last)})]
+
+    def update_document_metadata(self, document_id: int, company: str | None = None, fiscal_year: int | None = None,
+                                 fiscal_period: str | None = None, doc_type: str | None = None) -> bool:
+        from rag.ingest.metadata import company_key
+
+        return bool(self.rpc("update_document_metadata", {
+            "p_document_id": int(document_id), "p_company": company,
+            "p_company_key": company_key(company) if company else None, "p_fiscal_year": fiscal_year,
+            "p_fiscal_period": fiscal_period, "p_doc_type": doc_type}))
+
+    def put_document_file(self, document_id: int, pdf: bytes) -> None:
+        import base64
+
+        self.rpc("put_document_file", {"p_document_id": int(document_id),
+                                       "p_pdf_b64": base64.b64encode(pdf).decode("ascii")})
+
+    def document_file(self, document_id: int) -> bytes | None:
+        import base64
+
+        b64 = self.rpc("get_document_file", {"p_document_id": int(document_id)})
+        return base64.b64decode(b64) if b64 else None
+
+    def related_graph(self, document_id: int, depth: int = 3) -> list[dict]:
+        return self.rpc("related_documents_graph", {"p_document_id": int(document_id), "p_max_depth": int(depth)})
+
     def figure_image(self, figure_id: int) -> bytes | None:
         import base64
 

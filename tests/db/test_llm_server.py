@@ -57,8 +57,11 @@ def test_real_local_server_answers_through_the_llm_path(clean_store, ingest, emb
     s.llm.base_url, s.llm.model, s.llm.timeout_s, s.llm.tools, s.llm.max_tokens = llama_server, "smollm2", 120, False, 300
     tokens = []
     a = answer(clean_store, embedder, "What were Greenfield AG's Scope 1 emissions in 2023?", s, on_token=tokens.append)
-    assert a.mode in ("llm", "llm-fallback")
-    assert tokens or a.mode == "llm-fallback"
+    # the server answered, through structured output, streamed (no connection, HTTP or format failure) …
+    assert tokens and not any(p in (a.message or "") for p in ("cannot reach", "HTTP", "did not answer", "rejected"))
+    # … and whatever the tiny model wrote was verified: its answer is kept only if its sentences check out,
+    # else the extractive answer is given with the reason (SmolLM2-135M often echoes the prompt's template)
+    assert a.mode == "llm" or "no verifiable sentence" in a.message
     # whatever the tiny model wrote, nothing unverified survives: kept numbers are in the cited evidence
     assert a.numbers_verified == a.numbers_total or a.confidence in ("low", "insufficient_data")
     assert a.answer

@@ -46,3 +46,9 @@ def test_tolerant_reply_parser():
     assert cut["answer"].startswith("Capex was 1,577")
     plain = parse_reply("Capex was 1,577 [1].")
     assert plain["answer"] == "Capex was 1,577 [1]." and plain["malformed"]
+
+
+def test_a_number_does_not_take_its_unit_from_the_next_line():
+    table = "Operating income (millions) | $1,199 | $2,466\nPercent change | (51.4 %) | (4.7 %)"
+    assert [(n.value, n.percent) for n in numbers(table)][:2] == [(1199.0, False), (2466.0, False)]
+    assert unsupported_numbers("Operating income was $2,466 million [1].", [table]) == []

@@ -1,0 +1,101 @@
+"""The app's pages (pages/views/*.py, registered with st.navigation in streamlit_app.py) and what they share.
+
+No page script sits directly in pages/: Streamlit treats *.py there as a legacy multipage app until
+st.navigation has run once, so a deep link as the very first request would bypass the navigation.
+
+What every page shares: settings (env, st.secrets, sidebar knobs), the store and the model (created once),
+and small display helpers. All logic lives in rag/; this module only wires it to Streamlit."""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from rag.config import RetrievalSettings, Settings, settings_from_env
+
+CONFIDENCE_COLOURS = {"high": "green", "medium": "blue", "low": "orange", "insufficient_data": "red"}
+
+
+def base_settings() -> Settings:
+    """Settings from env, with st.secrets (DATABASE_URL, SUPABASE_URL, SUPABASE_KEY, OPENAI_*, RAG_*) as a fallback."""
+    env = dict(os.environ)
+    try:
+        for key, value in st.secrets.items():
+            if isinstance(value, (str, int, float)) and key not in env:
+                env[key] = str(value)
+    except Exception:  # no secrets.toml: fine
+        pass
+    return settings_from_env(env)
+
+
+@st.cache_resource(show_spinner="Starting the database…")
+def get_store():
+    from rag.store import open_store
+
+    return open_store(base_settings())
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…")
+def get_embedder():
+    from rag.embed import Embedder
+
+    emb = Embedder(base_settings().embedding)
+    emb.load()
+    return emb
+
+
+def settings() -> Settings:
+    """The base settings with the sidebar's retrieval knobs applied."""
+    s = base_settings()
+    knobs = st.session_state.get("retrieval_knobs") or {}
+    s.retrieval = s.retrieval.model_copy(update=knobs)
+    return s
+
+
+def _persist(key: str) -> None:
+    """Widget values live only as long as their page: keep them under a plain key as well."""
+    st.session_state[f"keep_{key}"] = st.session_state[key]
+
+
+def _kept(key: str, default):
+    return st.session_state.get(f"keep_{key}", default)
+
+
+def sidebar() -> None:
+    """Developer switch and retrieval knobs, on every page (their values survive page switches)."""
+    with st.sidebar:
+        st.toggle("Developer mode (Debug page)", value=_kept("developer_mode", False), key="developer_mode",
+                  on_change=_persist, args=("developer_mode",))
+        with st.expander("Retrieval settings"):
+            d = RetrievalSettings()
+            knobs = {}
+            for key, widget, label, args, default in (
+                    ("k", st.slider, "Chunks per answer (0 = dynamic 3/5/7)", (0, 10), 0),
+                    ("threshold", st.slider, "Relevance threshold", (0.0, 0.9), float(d.threshold)),
+                    ("recency_weight", st.slider, "Recency weight", (0.0, 1.0), float(d.recency_weight)),
+                    ("diversity", st.toggle, "Diversity (MMR, per-document caps)", (), d.diversity),
+                    ("rerank", st.toggle, "Rerank", (), d.rerank)):
+                wkey = f"knob_{key}"
+                extra = {"step": 0.05} if isinstance(default, float) else {}
+                knobs[key] = widget(label, *args, value=_kept(wkey, default), key=wkey, on_change=_persist,
+                                    args=(wkey,), **extra)
+            knobs["k"] = knobs["k"] or None
+            st.session_state["retrieval_knobs"] = knobs
+        s = base_settings()
+        st.caption(f"Store: {get_store().kind} · Answers: "
+                   f"{'LLM ' + s.llm.model if s.llm.base_url else 'offline (extractive)'}")
+
+
+def developer_mode() -> bool:
+    return bool(_kept("developer_mode", False))
+
+
+def confidence_badge(confidence: str) -> None:
+    colour = CONFIDENCE_COLOURS.get(confidence, "gray")
+    st.badge(confidence.replace("_", " "), color=colour) if hasattr(st, "badge") else \
+        st.markdown(f":{colour}[**{confidence.replace('_', ' ')}**]")
+
+
+def documents() -> list[dict]:
+    return get_store().list_documents()

@@ -1,0 +1,81 @@
+"""Compare: one question under two settings, side by side — found → after filtering → used, and time."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from pages import base_settings, documents, get_embedder, get_store, sidebar
+from rag.answer import answer
+from rag.answer.export import untrusted
+
+
+def _controls(side: str, llm: bool) -> dict:
+    st.markdown(f"**Setting {side}**")
+    k = st.slider("Top-k", 1, 10, 5 if side == "A" else 3, key=f"{side}_k")
+    thr = st.slider("Similarity threshold", 0.0, 0.9, 0.30 if side == "A" else 0.50, 0.05, key=f"{side}_thr")
+    rr = st.toggle("Rerank", value=side == "A", key=f"{side}_rr")
+    rec = st.slider("Recency weight", 0.0, 1.0, 0.15, 0.05, key=f"{side}_rec")
+    div = st.toggle("Diversity", value=side == "A", key=f"{side}_div")
+    no_ret = st.toggle("Without retrieval (LLM only)", value=False, key=f"{side}_noret", disabled=not llm)
+    return {"k": k, "threshold": thr, "rerank": rr, "recency_weight": rec, "diversity": div, "no_retrieval": no_ret}
+
+
+def _run(question: str, knobs: dict) -> dict:
+    s = base_settings()
+    t0 = time.perf_counter()
+    if knobs["no_retrieval"]:
+        from rag.answer.llm import LLMError, chat
+
+        try:
+            text = chat(s.llm, [{"role": "user", "content": question}])
+        except LLMError as exc:
+            text = f"LLM error: {exc}"
+        return {"answer": text, "found": 0, "filtered": 0, "used": 0, "ms": (time.perf_counter() - t0) * 1000,
+                "chunks": [], "confidence": "no evidence"}
+    s.retrieval = s.retrieval.model_copy(update={k: v for k, v in knobs.items() if k != "no_retrieval"})
+    a = answer(get_store(), get_embedder(), question, s, use_llm=bool(s.llm.base_url))
+    r = a.retrieval
+    stage = {x["stage"]: x for x in r.trace.stages} if r is not None else {}
+    return {"answer": a.answer, "confidence": a.confidence,
+            "found": (stage.get("candidates (hybrid SQL)") or {}).get("out") or 0,
+            "filtered": (stage.get("threshold") or {}).get("out") or 0,
+            "used": len(r.chunks) if r is not None else 0, "ms": (time.perf_counter() - t0) * 1000,
+            "chunks": [{"document": c["file_name"], "page": c["page_start"], "final": round(c.get("final", 0), 3),
+                        "cosine": round(c["cosine_similarity"], 3)} for c in (r.chunks if r is not None else [])]}
+
+
+def page() -> None:
+    sidebar()
+    st.title("Compare settings")
+    if not documents():
+        st.info("The library is empty: upload PDFs on the Library page first.")
+        return
+    llm = bool(base_settings().llm.base_url)
+    question = st.text_input("Question", key="cmp_q")
+    cols = st.columns(2)
+    knobs = {}
+    for side, col in zip("AB", cols):
+        with col:
+            knobs[side] = _controls(side, llm)
+    if st.button("Compare", type="primary") and question:
+        st.session_state["cmp"] = {side: _run(question, knobs[side]) for side in "AB"}
+    out = st.session_state.get("cmp")
+    if not out:
+        return
+    for side, col in zip("AB", st.columns(2)):
+        res = out[side]
+        with col, st.container(border=True):
+            c = st.columns(4)
+            c[0].metric("Found", res["found"])
+            c[1].metric("After filtering", res["filtered"])
+            c[2].metric("Used", res["used"])
+            c[3].metric("Time", f"{res['ms']:.0f} ms")
+            st.caption(f"Confidence: {res['confidence'].replace('_', ' ')}")
+            st.markdown(untrusted(res["answer"]))
+            if res["chunks"]:
+                st.dataframe(res["chunks"], hide_index=True, use_container_width=True)
+
+
+page()

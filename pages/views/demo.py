@@ -1,0 +1,112 @@
+"""RAG demo (for presenters): one question walked through the pipeline, one step at a time, with its numbers.
+No SQL on screen; works without an LLM."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import documents, get_embedder, get_store, settings, sidebar
+from rag.answer import answer
+from rag.answer.export import untrusted
+from rag.answer.suggest import example_questions
+
+STEPS = ["Query understanding", "Candidates", "Filters", "Rerank", "Diversity", "Evidence", "Answer", "Citations"]
+
+
+def _stage(r, name: str) -> dict:
+    return next((s for s in r.trace.stages if s["stage"].startswith(name)), {"out": None, "ms": 0.0, "notes": {}})
+
+
+def _show(step: int, a, r) -> None:
+    i = r.intent
+    if step == 0:
+        st.markdown("The question is read for **who, when, what kind of document and what part of it**.")
+        c = st.columns(4)
+        c[0].metric("Companies", ", ".join(i.companies) or "—")
+        c[1].metric("Years", ", ".join(map(str, i.years)) or "—")
+        c[2].metric("Document types", ", ".join(i.doc_types) or "—")
+        c[3].metric("Statement / section", (i.statement_words[:1] or i.target_sections[:1] or ["—"])[0])
+    elif step == 1:
+        st.markdown("Meaning (vector) and words (full text) each propose passages; the two lists are fused.")
+        s = _stage(r, "candidates")
+        st.metric("Candidate passages", s["out"], help=f"{s['ms']:.0f} ms")
+        st.dataframe([{"document": c["file_name"], "page": c["page_start"], "meaning": round(c["cosine_similarity"], 2),
+                       "words": round(c["text_rank"], 2)} for c in sorted(r.candidates, key=lambda c: -c["fused_score"])[:5]],
+                     hide_index=True)
+    elif step == 2:
+        s = _stage(r, "metadata")
+        det = (s.get("notes") or {}).get("detected") or {}
+        st.markdown("Detected entities become **filters** when the library has matching documents, else boosts.")
+        st.metric("Documents searched", s["out"])
+        st.json(det or {"filters": "none"})
+    elif step == 3:
+        st.markdown("Passages are re-scored: year and company match, recency, the section or statement asked for, "
+                    "tables for numbers.")
+        st.dataframe([{"document": c["file_name"], "page": c["page_start"], "final": round(c["final"], 3),
+                       **{k: round(v, 2) for k, v in c["factors"].items() if k in ("metadata", "recency", "section")}}
+                      for c in r.candidates[:5]], hide_index=True)
+    elif step == 4:
+        st.markdown("Diversity keeps several places, never five chunks of one paragraph.")
+        c = st.columns(3)
+        c[0].metric("Passages used", len(r.chunks))
+        c[1].metric("Documents", len({x["document_id"] for x in r.chunks}))
+        c[2].metric("Pages", len({(x["document_id"], x["page_start"]) for x in r.chunks}))
+    elif step == 5:
+        st.markdown("The sentences and table rows that answer the question are picked from those passages.")
+        for e in a.evidence:
+            st.markdown(f"**[{e.marker}]** " + untrusted(e.quote))
+        if not a.evidence:
+            st.info("Nothing in the passages answers it: the answer will say so.")
+    elif step == 6:
+        (st.warning if a.insufficient else st.markdown)(untrusted(a.answer))
+        for f in a.figures[:1]:
+            png = get_store().figure_image(f["figure_id"])
+            if png:
+                st.image(png, caption=f.get("caption") or "Figure", width=480)
+    elif step == 7:
+        st.markdown("Every quote is checked against its passage and every number against the evidence it cites.")
+        c = st.columns(3)
+        c[0].metric("Quotes verified", f"{sum(e.verified for e in a.evidence)} / {len(a.evidence)}")
+        c[1].metric("Numbers verified", f"{a.numbers_verified} / {a.numbers_total}")
+        c[2].metric("Confidence", a.confidence.replace("_", " "))
+        for e in a.evidence:
+            st.caption(f"[{e.marker}] {e.source}")
+
+
+def page() -> None:
+    sidebar()
+    st.title("RAG demo")
+    docs = documents()
+    if not docs:
+        st.info("The library is empty: upload PDFs on the Library page first.")
+        return
+    examples = example_questions(docs)
+    q = st.selectbox("Example question (built from the library)", examples, key="demo_pick") if examples else None
+    q = st.text_input("…or your own", value=q or "", key="demo_q")
+    if st.button("Run", type="primary") and q:
+        a = answer(get_store(), get_embedder(), q, settings(), use_llm=False, documents=docs)
+        st.session_state["demo"] = (q, a)
+        st.session_state["demo_step"] = 0
+    if "demo" not in st.session_state:
+        return
+    q, a = st.session_state["demo"]
+    r = a.retrieval
+    if r is None:
+        st.warning(untrusted(a.answer))
+        return
+    step = st.session_state.get("demo_step", 0)
+    st.progress((step + 1) / len(STEPS), text=f"Step {step + 1} of {len(STEPS)}: {STEPS[step]}")
+    for k in range(step + 1):
+        with st.container(border=True):
+            st.markdown(f"**{k + 1}. {STEPS[k]}**")
+            _show(k, a, r)
+    c1, c2 = st.columns(2)
+    if step + 1 < len(STEPS) and c1.button("Next step →", key="demo_next"):
+        st.session_state["demo_step"] = step + 1
+        st.rerun()
+    if step > 0 and c2.button("Start over", key="demo_reset"):
+        st.session_state["demo_step"] = 0
+        st.rerun()
+
+
+page()

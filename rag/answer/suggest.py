@@ -1,0 +1,58 @@
+"""Questions to offer: examples built from what is in the store (the demo page), and follow-ups to an answer."""
+
+from __future__ import annotations
+
+from rag.answer.labels import short_company
+from rag.answer.model import Answer
+from rag.retrieve.query import QueryIntent
+
+
+def example_questions(docs: list[dict], n: int = 6) -> list[str]:
+    """One or two questions per kind of document in the store, newest first."""
+    out: list[str] = []
+    by_kind: dict[str, list[dict]] = {}
+    for d in sorted(docs, key=lambda d: -(d.get("fiscal_year") or 0)):
+        by_kind.setdefault(d.get("doc_type") or "other", []).append(d)
+    for d in by_kind.get("10-K", [])[:2] + by_kind.get("annual report", [])[:1]:
+        who, y = short_company(d.get("company")) or "the company", d.get("fiscal_year")
+        out.append(f"What was {who}'s total revenue in FY{y}?" if y else f"What was {who}'s total revenue?")
+        out.append(f"What drove {who}'s operating income change in FY{y}?" if y else f"What are {who}'s main risks?")
+    for d in by_kind.get("10-Q", [])[:1] + by_kind.get("earnings release", [])[:1]:
+        who = short_company(d.get("company")) or "the company"
+        out.append(f"What were {who}'s net sales in {d.get('fiscal_period') or ''} {d.get('fiscal_year') or ''}?"
+                   .replace("  ", " ").replace(" ?", "?"))
+    for d in by_kind.get("sustainability report", [])[:2]:
+        who, y = short_company(d.get("company")) or "the company", d.get("fiscal_year")
+        out.append(f"What were {who}'s Scope 1 emissions in {y}?" if y else f"What were {who}'s Scope 1 emissions?")
+    for d in by_kind.get("research paper", [])[:2]:
+        title = (d.get("title") or d.get("file_name") or "the paper").split(":")[0][:60]
+        out.append(f"What are the main results of {title}?")
+    companies = list(dict.fromkeys(short_company(d.get("company")) for d in docs
+                                   if d.get("company") and d.get("doc_type") != "research paper"))
+    if len(companies) >= 2:
+        out.append(f"Compare {companies[0]} and {companies[1]}")
+    return list(dict.fromkeys(out))[:n]
+
+
+def follow_ups(a: Answer, intent: QueryIntent, docs: list[dict], n: int = 3) -> list[str]:
+    """Two or three natural next questions: another period, a comparison, the chart, the drivers."""
+    out: list[str] = []
+    cited = {e.document_id for e in a.evidence}
+    cited_docs = [d for d in docs if d["document_id"] in cited]
+    companies = {d.get("company_key") for d in cited_docs if d.get("company_key")}
+    years = sorted({d.get("fiscal_year") for d in cited_docs if d.get("fiscal_year")})
+    if years:
+        prev = years[0] - 1
+        if any(d.get("company_key") in companies and d.get("fiscal_year") == prev for d in docs):
+            out.append(f"And in {prev}?")
+    others = [d for d in docs if d.get("company_key") and d.get("company_key") not in companies
+              and d.get("doc_type") == (cited_docs[0].get("doc_type") if cited_docs else None)]
+    if others and cited_docs:
+        out.append(f"Compare this with {short_company(others[0].get('company'))}")
+    if not a.figures and any(d.get("figures") for d in cited_docs):
+        out.append("Is there a chart of this?")
+    if not intent.explain and not a.insufficient:
+        out.append("What drove this?")
+    if a.insufficient:
+        out.append("Which documents are in the library?")
+    return out[:n]

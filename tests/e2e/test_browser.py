@@ -1,0 +1,145 @@
+"""End to end in a real browser: `streamlit run` headless on its own embedded store, driven by Playwright on
+Debian's chromium (installed by .ci/run with apt; no browser download). Screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ART = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium")
+pytestmark = pytest.mark.e2e
+
+
+def _require_browser():
+    missing = []
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package")
+    if not Path(CHROMIUM).exists():
+        missing.append(f"{CHROMIUM} (apt-get install -y chromium)")
+    if missing:
+        msg = "browser test needs " + " and ".join(missing)
+        if os.environ.get("RAG_REQUIRE_BROWSER") == "1":
+            pytest.fail(msg + " and RAG_REQUIRE_BROWSER=1")
+        pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    _require_browser()
+    data = tmp_path_factory.mktemp("e2e-store")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, RAG_DATA_DIR=str(data), HF_HUB_OFFLINE="1")
+    env.pop("OPENAI_BASE_URL", None)
+    env.pop("OPENAI_API_KEY", None)
+    log = open(tmp_path_factory.mktemp("e2e-log") / "streamlit.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
+                             "--server.headless", "true", "--server.port", str(port),
+                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+def _shot(page, name: str) -> None:
+    ART.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ART / f"{name}.png"), full_page=True)
+
+
+def _wait_idle(page, timeout: float = 180) -> None:
+    """Until Streamlit has finished the run (no 'Running…' status widget)."""
+    page.wait_for_timeout(500)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+            return
+        page.wait_for_timeout(300)
+    raise AssertionError("the app kept running")
+
+
+def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, tmp_path):
+    shutil.copy(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(180_000)
+    page.goto(app)
+    page.get_by_role("link", name="Library").click()
+    page.get_by_text("Upload PDFs").first.wait_for()
+    _wait_idle(page)
+    page.locator('input[type="file"]').set_input_files(str(tmp_path / "acme_10k_2022.pdf"))
+    page.get_by_role("button", name="Ingest 1 file(s)").click()
+    page.get_by_text("acme_10k_2022.pdf:").first.wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("1 document(s)").count() == 1
+    _shot(page, "1_library")
+
+    page.get_by_role("link", name="Ask").click()
+    page.get_by_placeholder("Ask about the documents…").wait_for()
+    page.get_by_placeholder("Ask about the documents…").fill("How did Acme Widgets' net sales develop in 2022?")
+    page.keyboard.press("Enter")
+    page.get_by_text("[1] Acme Widgets 10-K FY2022").first.wait_for()
+    _wait_idle(page)
+    _shot(page, "2_ask")
+    # the chart is inline, right after the paragraph that cites its chunk (before the sources)
+    msg = page.locator('[data-testid="stChatMessage"]').last
+    img = msg.locator('[data-testid="stImage"] img').first
+    assert img.count() == 1
+    first_source = msg.get_by_text("[1] Acme Widgets 10-K FY2022").first
+    assert img.bounding_box()["y"] < first_source.bounding_box()["y"]
+    cited = msg.get_by_text("Net sales were $12,345 million in 2022").first
+    assert cited.bounding_box()["y"] < img.bounding_box()["y"]
+    first_source.click()  # a citation opens to its quote and the page region
+    page.wait_for_timeout(1500)
+    _shot(page, "3_citation")
+
+    page.get_by_text("Developer mode (Debug page)").click()
+    _wait_idle(page)
+    _shot(page, "debug_toggle")
+    page.get_by_role("link", name="Debug").wait_for()
+    page.get_by_role("link", name="Debug").click()
+    page.wait_for_timeout(5000)
+    _shot(page, "debug_after_click")
+    page.get_by_role("heading", name="Corpus").wait_for()
+    _wait_idle(page)
+    page.wait_for_timeout(1500)  # plotly draws after the run
+    assert page.locator(".js-plotly-plot").count() >= 1  # per-document chunk, figure and OCR-page counts
+    assert page.get_by_text("acme_10k_2022.pdf").count() >= 1
+    assert page.get_by_text("Top 10 candidates, every score").count() == 1
+    _shot(page, "4_debug")
+
+    for name, marker in (("Compare", "Compare settings"), ("RAG demo", "RAG demo"), ("Library", "Upload PDFs")):
+        page.get_by_role("link", name=name).click()
+        page.get_by_text(marker).first.wait_for()
+        _wait_idle(page)
+        _shot(page, f"5_{name.lower().replace(' ', '_')}")
