@@ -51,7 +51,9 @@ def page() -> None:
     locked = [n for n, r in results.items() if r.get("error") and "password" in r["error"].lower()]
     for name in locked:
         with st.form(f"pw-{name}"):
-            st.warning(f"{name} is encrypted: {results[name]['error']}")
+            wrong = "wrong" in results[name]["error"].lower()
+            st.warning(f"{name} is encrypted" + (": that password is wrong." if wrong else ". Enter its password to "
+                                                                                         "open it."))
             pw = st.text_input("Password", type="password", key=f"pwd-{name}")
             if st.form_submit_button("Open with this password"):
                 data = next((f.getvalue() for f in files or [] if f.name == name), None)

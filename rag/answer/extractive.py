@@ -53,7 +53,9 @@ def units_of(chunk: dict) -> list[dict]:
             if any(ch.isdigit() for ch in " ".join(cells[1:])):
                 out.append({"text": s, "kind": "row", "header": header})
             continue
-        if not re.search(r"[.!?:;]$|\d", s) and sum(w[:1].isupper() for w in s.split()) >= len(s.split()) - 1:
+        words = [w for w in s.split() if not w[:1].isdigit()]
+        if not re.search(r"[.!?:;]$", s) and len(s.split()) <= 10 and \
+                sum(w[:1].isupper() for w in words) >= len(words) - 1:
             continue  # a title line ("Acme Widgets Corporation and Subsidiaries"), not a statement
         for sent in _SENT.split(s):
             if len(sent.split()) >= 5 and not sent.rstrip().endswith(":"):  # "…the following table:" says nothing
@@ -72,7 +74,9 @@ def _render_row(u: dict) -> str:
 
 
 def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
-    q_terms = set(_terms(intent.rewritten))
+    # the company's own name says nothing inside its documents
+    name_terms = {t for n in intent.company_names + intent.companies for t in _terms(n)}
+    q_terms = set(_terms(intent.rewritten)) - name_terms
     x_terms = set(_terms(intent.text_query)) - q_terms  # the filings' words for the analyst's terms
     years = {str(y) for y in intent.years}
     scored = []
@@ -96,8 +100,12 @@ def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
             text_years = set(re.findall(r"\b(?:19|20)\d{2}\b", u["text"] + " " + (u["header"] or "")))
             if years and text_years & years:
                 s += 0.3
-            if intent.wants_number and re.search(r"\d", u["text"]):
-                s += 0.3 if u["kind"] == "row" else 0.15
+            has_number = bool(re.search(r"\d", re.sub(r"\b(19|20)\d{2}\b", "", u["text"])))
+            if intent.wants_number:
+                if has_number:
+                    s += 0.3 if u["kind"] == "row" else 0.15
+                else:
+                    s *= 0.6  # "how much" wants a figure
             if intent.explain and u["kind"] == "sentence" and re.search(
                     r"\b(due to|driven by|primarily|because|result of|reflect\w*|offset|increase\w*|decrease\w*)\b",
                     u["text"], re.I):

@@ -7,6 +7,10 @@ from rag.answer.model import Answer
 from rag.retrieve.query import QueryIntent
 
 
+def _pos(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 def example_questions(docs: list[dict], n: int = 6) -> list[str]:
     """One or two questions per kind of document in the store, newest first."""
     out: list[str] = []
@@ -15,15 +19,16 @@ def example_questions(docs: list[dict], n: int = 6) -> list[str]:
         by_kind.setdefault(d.get("doc_type") or "other", []).append(d)
     for d in by_kind.get("10-K", [])[:2] + by_kind.get("annual report", [])[:1]:
         who, y = short_company(d.get("company")) or "the company", d.get("fiscal_year")
-        out.append(f"What was {who}'s total revenue in FY{y}?" if y else f"What was {who}'s total revenue?")
-        out.append(f"What drove {who}'s operating income change in FY{y}?" if y else f"What are {who}'s main risks?")
+        out.append(f"What was {_pos(who)} total revenue in FY{y}?" if y else f"What was {_pos(who)} total revenue?")
+        out.append(f"What drove {_pos(who)} operating income change in FY{y}?" if y else
+                   f"What are {_pos(who)} main risks?")
     for d in by_kind.get("10-Q", [])[:1] + by_kind.get("earnings release", [])[:1]:
         who = short_company(d.get("company")) or "the company"
-        out.append(f"What were {who}'s net sales in {d.get('fiscal_period') or ''} {d.get('fiscal_year') or ''}?"
+        out.append(f"What were {_pos(who)} net sales in {d.get('fiscal_period') or ''} {d.get('fiscal_year') or ''}?"
                    .replace("  ", " ").replace(" ?", "?"))
     for d in by_kind.get("sustainability report", [])[:2]:
         who, y = short_company(d.get("company")) or "the company", d.get("fiscal_year")
-        out.append(f"What were {who}'s Scope 1 emissions in {y}?" if y else f"What were {who}'s Scope 1 emissions?")
+        out.append(f"What were {_pos(who)} Scope 1 emissions in {y}?" if y else f"What were {_pos(who)} Scope 1 emissions?")
     for d in by_kind.get("research paper", [])[:2]:
         title = (d.get("title") or d.get("file_name") or "the paper").split(":")[0][:60]
         out.append(f"What are the main results of {title}?")

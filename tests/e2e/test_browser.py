@@ -91,17 +91,24 @@ def _wait_idle(page, timeout: float = 180) -> None:
 
 def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, tmp_path):
     shutil.copy(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
+    shutil.copy(pdfs["encrypted"], tmp_path / "board_memo.pdf")
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.set_default_timeout(180_000)
     page.goto(app)
     page.get_by_role("link", name="Library").click()
     page.get_by_text("Upload PDFs").first.wait_for()
     _wait_idle(page)
-    page.locator('input[type="file"]').set_input_files(str(tmp_path / "acme_10k_2022.pdf"))
-    page.get_by_role("button", name="Ingest 1 file(s)").click()
+    page.locator('input[type="file"]').set_input_files([str(tmp_path / "acme_10k_2022.pdf"),
+                                                        str(tmp_path / "board_memo.pdf")])
+    page.get_by_role("button", name="Ingest 2 file(s)").click()
     page.get_by_text("acme_10k_2022.pdf:").first.wait_for()
     _wait_idle(page)
-    assert page.get_by_text("1 document(s)").count() == 1
+    assert page.get_by_text("1 document(s)").count() == 1  # the encrypted one waits for its password
+    page.get_by_text("board_memo.pdf is encrypted").wait_for()
+    page.get_by_label("Password", exact=True).fill("secret")
+    page.get_by_role("button", name="Open with this password").click()
+    page.get_by_text("2 document(s)").wait_for()
+    _wait_idle(page)
     _shot(page, "1_library")
 
     page.get_by_role("link", name="Ask").click()
