@@ -60,4 +60,10 @@ def follow_ups(a: Answer, intent: QueryIntent, docs: list[dict], n: int = 3) -> 
         out.append("What drove this?")
     if a.insufficient:
         out.append("Which documents are in the library?")
+    # always two or three: the generic next steps an analyst takes
+    for q in ("How did this change from the previous year?", "What drove this?", "Is there a chart of this?"):
+        if len(out) >= 2:
+            break
+        if q not in out and not (intent.compare and "previous year" in q):
+            out.append(q)
     return out[:n]

@@ -83,3 +83,8 @@ def test_compare_runs_two_settings_side_by_side(app):
     assert out["A"]["found"] >= out["A"]["used"] > 0
     assert out["B"]["used"] <= 3  # B: top-3, higher threshold, no rerank, no diversity
     assert {m.label for m in app.metric} >= {"Found", "After filtering", "Used", "Time"}
+
+
+def test_two_or_three_follow_ups_are_offered(app):
+    app.chat_input[0].set_value("What were Acme Widgets' net sales in 2022?").run()
+    assert 2 <= len(app.session_state["chat"][-1]["follow_ups"]) <= 3
