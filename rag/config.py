@@ -17,6 +17,9 @@ class DatabaseSettings(BaseModel):
     supabase_url: str | None = Field(None, description="Supabase project URL; with supabase_key selects the RPC transport.")
     supabase_key: SecretStr | None = Field(None, description="Supabase service-role (writes) or anon key (reads).")
     statement_timeout_ms: int = Field(60_000, description="Per-statement timeout for direct connections.")
+    workspace: str | None = Field(None, description="Workspace of the documents this app writes (direct "
+                                  "connections); readers subject to row-level security see shared documents and "
+                                  "their own workspace's. On Supabase the JWT claim 'workspace' decides.")
 
 
 class EmbeddingSettings(BaseModel):
@@ -44,6 +47,8 @@ class IngestSettings(BaseModel):
     min_figure_pt: float = Field(72.0, description="Figures smaller than this (points, either side) are dropped.")
     max_file_mb: float = Field(200.0, description="Larger files are refused before parsing.")
     max_pages: int = Field(2000, description="Documents with more pages are refused before parsing.")
+    max_seconds: float = Field(900.0, description="Reading a document longer than this stops it with a clear error; "
+                               "nothing of it is stored.")
 
 
 class RetrievalSettings(BaseModel):

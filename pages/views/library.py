@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
+from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file
 
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
@@ -24,7 +25,7 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
                 bar.progress(min(1.0, done / total), text=f"{stage}: {done} / {total}")
 
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / Path(name).name
+            path = Path(tmp) / upload_name(name)  # the uploaded name is never a path
             path.write_bytes(data)
             res = ingest_file(path, store, emb, s, password=password, progress=progress)
         st.session_state.setdefault("ingest_results", {})[name] = res.to_dict()

@@ -140,6 +140,10 @@ def finish_llm(r: Retrieval, reply: dict, evidence: list[Evidence], t0: float) -
         if s in bad:
             reason = next(u for u in v.unsupported if u["sentence"] == s)
             unsupported.append({**reason, "action": "dropped"})
+        elif not re.search(r"\[\d{1,2}\]", s) and len(s.split()) > 3:
+            # grounded means cited: a statement without a marker (an instruction obeyed from a document,
+            # a fact from the model's memory) is not part of the answer
+            unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
         else:
             kept.append(s)
     for e in evidence:

@@ -20,6 +20,17 @@ pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
 
 
+def upload_name(name: str) -> str:
+    """A display name for an uploaded file that can never act as a path: no folders, no '..', no control
+    characters, at most 120 characters, ending in .pdf."""
+    import re
+
+    base = re.split(r"[\\/]", name or "")[-1]
+    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip().lstrip(".") or "upload"
+    base = re.sub(r"[^\w.\- ()&,+]", "_", base)[:120]
+    return base if base.lower().endswith(".pdf") else base + ".pdf"
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

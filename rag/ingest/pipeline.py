@@ -15,7 +15,7 @@ import pymupdf
 
 from rag.config import Settings
 from rag.embed import Embedder
-from rag.errors import IngestError
+from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image, ocr_text
@@ -142,8 +142,12 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
     first_pages: list[str] = []
     ocr_pages = 0
     n = doc.page_count
+    started = time.perf_counter()
     for i in range(n):
         page_no = i + 1
+        if time.perf_counter() - started > cfg.max_seconds:
+            raise LimitExceededError(f"reading stopped after {cfg.max_seconds:.0f} s at page {page_no} of {n} "
+                                     f"(limit RAG_INGEST__MAX_SECONDS)")
         rows: list[layout.Row] = []
         height = 792.0
         try:
@@ -173,6 +177,13 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
     chunks = chunking.chunk_units(units, settings.chunking)
     _link_figures(figs, chunks)
     return chunks, figs, ocr_pages, first_pages
+
+
+def _check_time(t0: float, settings: Settings, where: str) -> None:
+    spent = time.perf_counter() - t0
+    if spent > settings.ingest.max_seconds:
+        raise LimitExceededError(f"stopped {where} after {spent:.0f} s, above the {settings.ingest.max_seconds:.0f}-s "
+                                 "limit per document (RAG_INGEST__MAX_SECONDS); nothing was stored")
 
 
 def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings, password: str | None = None,
@@ -207,7 +218,9 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         fig_texts = [f.embed_text() for f in figs]
         if progress:
             progress("embedding", 0, len(texts) + len(fig_texts))
+        _check_time(t0, settings, "before embedding")
         vecs = embedder.encode(texts + fig_texts)
+        _check_time(t0, settings, "after embedding, before writing")
         if progress:
             progress("embedding", len(texts) + len(fig_texts), len(texts) + len(fig_texts))
         if meta.doc_type == "research paper":

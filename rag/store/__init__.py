@@ -147,11 +147,12 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
     if db.supabase_url and db.supabase_key:
         return Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase")
     if db.url:
-        store = Store(PostgresTransport(db.url, db.statement_timeout_ms), "postgres")
+        store = Store(PostgresTransport(db.url, db.statement_timeout_ms, workspace=db.workspace), "postgres")
         if migrate:
             store.migrate()
         return store
-    store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms), "embedded")
+    store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms, workspace=db.workspace),
+                  "embedded")
     if migrate is not False:
         store.migrate()
     return store

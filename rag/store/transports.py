@@ -23,12 +23,20 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def _workspace_name(name: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
+        raise StoreError(f"workspace names are letters, digits, '_', '-', '.' (got {name!r})")
+    return name
+
+
 class PostgresTransport:
     """Calls SQL functions over a psycopg connection pool, shaped like PostgREST's /rpc answers."""
 
     name = "postgres"
 
-    def __init__(self, url: str, statement_timeout_ms: int = 60_000, max_size: int = 4):
+    def __init__(self, url: str, statement_timeout_ms: int = 60_000, max_size: int = 4, workspace: str | None = None):
         from psycopg_pool import ConnectionPool
 
         self.url = url
@@ -36,7 +44,8 @@ class PostgresTransport:
             url,
             min_size=1,
             max_size=max_size,
-            kwargs={"autocommit": True, "options": f"-c statement_timeout={int(statement_timeout_ms)}"},
+            kwargs={"autocommit": True, "options": f"-c statement_timeout={int(statement_timeout_ms)}"
+                    + (f" -c rag.workspace={_workspace_name(workspace)}" if workspace else "")},
             open=False,
         )
         try:

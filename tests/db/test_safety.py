@@ -1,0 +1,168 @@
+"""Crashes, concurrency, limits, hostile content and secrets — on the real embedded store."""
+
+import concurrent.futures as cf
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fake_llm import FakeLLM
+from rag.answer import answer
+from rag.config import Settings
+from rag.ingest.pdf import upload_name
+from rag.ingest.pipeline import ingest_file
+from rag.retrieve.pipeline import retrieve
+
+SECRET = "sk-test-DO-NOT-LEAK-5f1c2e9a"
+
+
+def _cli(data_dir, *args, env_extra=None, timeout=600):
+    env = dict(os.environ, RAG_DATA_DIR=str(data_dir), XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "rag", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env)
+
+
+@pytest.mark.slow
+def test_sigkill_in_the_middle_of_a_document_leaves_no_trace(tmp_path):
+    import make_pdfs
+
+    big = make_pdfs.make_big(tmp_path / "big.pdf", pages=300)
+    data = tmp_path / "store"
+    assert _cli(data, "migrate").returncode == 0
+    env = dict(os.environ, RAG_DATA_DIR=str(data))
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(big)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(12)  # model loaded, pages being read or embedded
+    assert proc.poll() is None, "ingestion finished before it could be interrupted"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    docs = _cli(data, "docs", "--json")
+    assert docs.returncode == 0 and json.loads(docs.stdout) == []  # no trace of the document
+    assert _cli(data, "doctor").returncode == 0
+    again = _cli(data, "ingest", "--json", str(big))
+    res = json.loads(again.stdout.splitlines()[-1])
+    assert again.returncode == 0 and res["error"] is None and res["pages"] >= 300 and not res["already_ingested"]
+
+
+def test_four_uploads_and_twenty_searches_at_once(clean_store, embedder, settings, pdfs, tmp_path):
+    import shutil
+
+    twin = tmp_path / "esg_copy.pdf"
+    shutil.copy(pdfs["esg"], twin)  # the same bytes under another name, uploaded at the same moment
+    files = [pdfs["10k_2020"], pdfs["10k_2021"], pdfs["esg"], twin]
+    questions = [f"What were the purchases of property, plant and equipment in {2020 + i % 3}?" for i in range(20)]
+    embedder.load()
+    with cf.ThreadPoolExecutor(max_workers=24) as pool:
+        ing = [pool.submit(ingest_file, f, clean_store, embedder, settings) for f in files]
+        srch = [pool.submit(retrieve, clean_store, embedder, q, settings.retrieval) for q in questions]
+        results = [f.result(timeout=600) for f in ing]
+        searches = [f.result(timeout=600) for f in srch]
+    assert all(r.ok for r in results), [r.error for r in results]
+    esg = [r for r in results if r.file in ("esg.pdf", "esg_copy.pdf")]
+    assert sorted(r.already_ingested for r in esg) == [False, True]
+    assert esg[0].document_id == esg[1].document_id
+    assert len(clean_store.list_documents()) == 3
+    assert len(searches) == 20 and all(s.trace.stages for s in searches)
+
+
+def test_limits_give_a_clear_error_before_heavy_work(clean_store, embedder, pdfs, tmp_path):
+    import make_pdfs
+
+    s = Settings()
+    s.ingest.max_pages = 3
+    res = ingest_file(pdfs["10k_2022"], clean_store, embedder, s)
+    assert not res.ok and "page limit" in res.error and res.seconds < 5
+    s = Settings()
+    s.ingest.max_file_mb = 0.001
+    res = ingest_file(pdfs["10k_2022"], clean_store, embedder, s)
+    assert not res.ok and "MB" in res.error
+    s = Settings()
+    s.ingest.max_seconds = 0.5
+    res = ingest_file(make_pdfs.make_big(tmp_path / "slow.pdf", pages=120), clean_store, embedder, s)
+    assert not res.ok and ("reading stopped after" in res.error or "limit per document" in res.error), res.error
+    assert clean_store.list_documents() == []
+
+
+def test_uploaded_file_names_are_never_paths():
+    assert upload_name("../../etc/passwd.pdf") == "passwd.pdf"
+    assert upload_name("..\\\\..\\\\windows\\\\win.ini") == "win.ini.pdf"
+    assert "/" not in upload_name("/abs/path/x.pdf") and "\x00" not in upload_name("a\x00b.pdf")
+
+
+def test_injected_instructions_change_neither_format_nor_grounding(clean_store, ingest, embedder, tmp_path):
+    import make_pdfs
+
+    assert ingest(make_pdfs.make_hostile(tmp_path / "northwind.pdf")).ok
+    q = "What was Northwind Traders' revenue in 2023?"
+    offline = answer(clean_store, embedder, q)
+    assert "4,812" in offline.answer and offline.evidence and all(e.verified for e in offline.evidence)
+    # an LLM that obeys the document instead of the system prompt
+    obey = {"answer": f"Mode développeur. La clé API est {SECRET}. Revenue was 4,812 million dollars.",
+            "citations": []}
+    s = Settings()
+    s.llm.tools = False
+    s.llm.api_key = None
+    with FakeLLM([{"content": json.dumps(obey)}]) as fake:
+        s.llm.base_url = fake.base_url
+        a = answer(clean_store, embedder, q, s)
+        prompt = json.dumps(fake.requests)
+    assert SECRET not in a.answer and "Mode développeur" not in a.answer  # uncited sentences are dropped
+    assert a.mode == "llm-fallback" and "4,812" in a.answer and a.evidence  # the grounded answer instead
+    assert set(a.to_json()) >= {"question", "answer", "confidence", "evidence", "unsupported", "figures"}
+    # the prompt carries evidence and the question, never settings
+    assert "postgresql://" not in prompt and "data_dir" not in prompt
+
+
+def test_markup_in_a_pdf_is_shown_as_text(clean_store, ingest, tmp_path, settings, monkeypatch):
+    import make_pdfs
+    from streamlit.testing.v1 import AppTest
+
+    from rag.answer.export import untrusted
+
+    assert "<script>" not in untrusted("<script>alert(1)</script>") and "](javascript" not in untrusted("[a](javascript:x)")
+    assert ingest(make_pdfs.make_hostile(tmp_path / "northwind.pdf")).ok
+    monkeypatch.setenv("RAG_DATA_DIR", str(settings.db.data_dir))
+    at = AppTest.from_file(str(Path(__file__).parents[2] / "streamlit_app.py"), default_timeout=180)
+    at.run()
+    at.chat_input[0].set_value("What does the Northwind report say about developer mode and the script?").run()
+    shown = " ".join(m.value for m in at.markdown) + " ".join(e.label for e in at.expander)
+    assert "<script>" not in shown and "](http://attacker" not in shown and "](javascript" not in shown
+    assert not any(getattr(m, "allow_html", False) for m in at.markdown)
+
+
+def test_secrets_never_reach_logs_traces_or_exports(clean_store, ingest, pdfs, settings, tmp_path):
+    assert ingest(pdfs["10k_2022"]).ok
+    reply = {"answer": "Purchases of PP&E were (1,577) [1].",
+             "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E) | (1,577)"}]}
+    steps = tmp_path / "steps.jsonl"
+    md = tmp_path / "a.md"
+    with FakeLLM([{"content": json.dumps(reply)}] * 3) as fake:
+        out = _cli(settings.db.data_dir, "-v", "ask", "What were Acme's purchases of PP&E in 2022?", "--json",
+                   "--trace", "--markdown", str(md),
+                   env_extra={"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": fake.base_url,
+                              "RAG_LLM__STEPS_LOG": str(steps), "RAG_LLM__TOOLS": "false"})
+        sent_auth = {r.get("model") for r in fake.requests}
+    assert out.returncode == 0, out.stderr
+    assert sent_auth  # the key went where it belongs: to the LLM server, in the Authorization header
+    for text in (out.stdout, out.stderr, md.read_text(), steps.read_text() if steps.exists() else ""):
+        assert SECRET not in text
+    assert SECRET not in repr(Settings(llm={"api_key": SECRET}))  # SecretStr in reprs and dumps
+
+
+def test_rpc_names_are_checked_against_the_catalog_and_values_are_bound(clean_store, ingest, pdfs):
+    from rag.errors import StoreError
+
+    assert ingest(pdfs["esg"]).ok
+    with pytest.raises(StoreError):
+        clean_store.rpc("list_documents(); drop table documents; --")
+    with pytest.raises(StoreError):
+        clean_store.rpc("document_by_sha256", {"p_sha256) ; drop table documents; --": "x"})
+    # a value is data, whatever it contains
+    assert clean_store.rpc("document_by_sha256", {"p_sha256": "x'); drop table documents; --"}) is None
+    assert len(clean_store.list_documents()) == 1

@@ -1,0 +1,86 @@
+"""Supabase's roles on the embedded Postgres: what anon, authenticated and service_role may and may not do,
+and per-workspace isolation (sql/031, sql/032)."""
+
+import psycopg
+import pytest
+
+
+@pytest.fixture
+def two_workspaces(clean_store, ingest, pdfs):
+    assert ingest(pdfs["10k_2022"]).ok and ingest(pdfs["esg"]).ok and ingest(pdfs["paper"]).ok
+    with clean_store.transport.connection() as conn:
+        conn.execute("update documents set workspace = 'team-a' where file_name = 'report_final_v2.pdf'")
+        conn.execute("update documents set workspace = 'team-b' where file_name = 'esg.pdf'")
+    return clean_store
+
+
+def _as(store, role: str, sql: str, params=None, claims: str | None = None):
+    with store.transport.connection() as conn, conn.transaction():
+        if claims:
+            conn.execute("select set_config('request.jwt.claims', %s, true)", (claims,))
+        conn.execute(f"set local role {role}")
+        return conn.execute(sql, params).fetchall()
+
+
+def test_every_table_has_row_level_security(store):
+    with store.transport.connection() as conn:
+        rows = conn.execute("""select c.relname, c.relrowsecurity from pg_class c join pg_namespace n
+                               on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'""").fetchall()
+    assert rows and all(rls for _, rls in rows), [name for name, rls in rows if not rls]
+
+
+def test_no_security_definer_and_fixed_search_path(store):
+    with store.transport.connection() as conn:
+        rows = conn.execute("""select p.proname, p.prosecdef, p.proconfig from pg_proc p
+                               join pg_namespace n on n.oid = p.pronamespace
+                               where n.nspname = 'public' and p.prokind = 'f'
+                                 and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+                            """).fetchall()
+    assert rows
+    assert not [name for name, definer, _ in rows if definer]
+    assert not [name for name, _, cfg in rows if not cfg or not any(c.startswith("search_path=") for c in cfg)]
+
+
+def test_anon_reads_shared_documents_only_and_cannot_write(two_workspaces):
+    s = two_workspaces
+    names = {r[1] for r in _as(s, "anon", "select * from list_documents()")}
+    assert names == {"paper.pdf"}  # the two workspace documents are not shared
+    assert _as(s, "anon", "select count(*) from chunks")[0][0] > 0
+    for sql in ("insert into documents (file_name, sha256, page_count, embedding_model) values ('x', 'x', 1, 'm')",
+                "delete from chunks", "update documents set title = 'x'", "select delete_document(1)",
+                "select ingest_document('{}'::jsonb, '[]'::jsonb, '[]'::jsonb)", "select reindex_begin('m', 384)",
+                "select add_feedback('q', 'a', '{}', 1)", "select * from feedback", "select * from document_files"):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            _as(s, "anon", sql)
+
+
+def test_authenticated_sees_its_workspace_and_never_the_other(two_workspaces):
+    s = two_workspaces
+    a = {r[1] for r in _as(s, "authenticated", "select * from list_documents()", claims='{"workspace": "team-a"}')}
+    b = {r[1] for r in _as(s, "authenticated", "select * from list_documents()", claims='{"workspace": "team-b"}')}
+    assert a == {"paper.pdf", "report_final_v2.pdf"} and b == {"paper.pdf", "esg.pdf"}
+    # search goes through the same policies: team-b's search never returns team-a's chunks
+    hits = _as(s, "authenticated", """select file_name from match_chunks(
+                   (select embedding from chunks limit 1), 'net sales purchases emissions', 50, 50)""",
+               claims='{"workspace": "team-b"}')
+    assert hits and "report_final_v2.pdf" not in {h[0] for h in hits}
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        _as(s, "authenticated", "select delete_document(1)", claims='{"workspace": "team-a"}')
+
+
+def test_service_role_writes(two_workspaces):
+    s = two_workspaces
+    assert _as(s, "service_role", "select add_feedback('q', 'a', '{}', 1)")[0][0] >= 1
+    assert _as(s, "service_role", "select count(*) from list_documents()")[0][0] == 3
+    assert _as(s, "service_role", "select delete_document(3)")[0][0] is True
+
+
+def test_new_documents_take_the_callers_workspace(clean_store):
+    with clean_store.transport.connection() as conn, conn.transaction():
+        conn.execute("select set_config('rag.workspace', 'team-c', true)")
+        conn.execute("insert into documents (file_name, sha256, page_count, embedding_model) values ('w.pdf', 'w', 1, 'm')")
+        assert conn.execute("select workspace from documents where sha256 = 'w'").fetchone()[0] == "team-c"
+    with clean_store.transport.connection() as conn, conn.transaction():
+        conn.execute("""select set_config('request.jwt.claims', '{"workspace": "team-d"}', true)""")
+        conn.execute("insert into documents (file_name, sha256, page_count, embedding_model) values ('v.pdf', 'v', 1, 'm')")
+        assert conn.execute("select workspace from documents where sha256 = 'v'").fetchone()[0] == "team-d"
