@@ -94,7 +94,8 @@ class LLMSettings(BaseModel):
                                  "json_schema, json_object or text.")
     tools: bool = Field(True, description="Multi-step mode with tool calls when the server supports them.")
     max_steps: int = Field(6, description="Tool calls per question at most.")
-    steps_log: Path | None = Field(None, description="JSON-lines file that records every multi-step call.")
+    steps_log: Path | None = Field(None, description="JSON-lines file that records every multi-step call (default for the "
+                                   "LLM tool loop: llm_steps.jsonl in the data folder).")
 
 
 class Settings(BaseSettings):

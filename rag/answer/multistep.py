@@ -24,9 +24,12 @@ _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|impr
                      r"compared? (to|with)|versus|vs\.?|year[- ]over[- ]year|prior year|previous year)\b", re.I)
 
 
-def _log(settings: Settings, step: dict) -> None:
-    if settings.llm.steps_log:
-        p = Path(settings.llm.steps_log)
+def _log(settings: Settings, step: dict, tool_loop: bool = False) -> None:
+    """Append a step to the steps log: the configured file, or (for the LLM tool loop, always logged) the file
+    llm_steps.jsonl in the data folder."""
+    path = settings.llm.steps_log or (Path(settings.db.data_dir) / "llm_steps.jsonl" if tool_loop else None)
+    if path:
+        p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         with p.open("a") as f:
             f.write(json.dumps(step, default=str) + "\n")
@@ -225,7 +228,7 @@ def tool_answer(store, embedder, question, settings: Settings, filters, history,
             step = {"step": len(steps) + 1, "tool": name, "args": args,
                     "ms": round((time.perf_counter() - t0) * 1000, 1), "summary": result[:200]}
             steps.append(step)
-            _log(settings, step)
+            _log(settings, step, tool_loop=True)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result[:12000]})
         if reply is not None:
             break
