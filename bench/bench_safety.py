@@ -63,13 +63,13 @@ def bad_inputs(store, emb, settings, work: Path, with_huge: bool) -> dict:
 def kills(work: Path, n: int) -> dict:
     import make_pdfs
 
-    big = make_pdfs.make_big(work / "big.pdf", pages=300)
+    big = make_pdfs.make_big(work / "big.pdf", pages=900)  # ~40 s of reading and embedding
     data = work / "kill-store"
     _cli(data, "migrate")
     env = dict(os.environ, RAG_DATA_DIR=str(data))
     cycles = []
     for i in range(n):
-        delay = random.uniform(6, 16)
+        delay = random.uniform(6, 20)
         p = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(big)], env=env, cwd=ROOT,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
