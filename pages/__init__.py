@@ -99,3 +99,12 @@ def confidence_badge(confidence: str) -> None:
 
 def documents() -> list[dict]:
     return get_store().list_documents()
+
+
+def library_or_stop() -> list[dict]:
+    """The documents; on an empty library a pointer to the Library page, and the page stops here."""
+    docs = documents()
+    if not docs:
+        st.info("The library is empty: upload PDFs on the Library page first.")
+        st.stop()
+    return docs

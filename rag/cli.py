@@ -287,6 +287,15 @@ def cmd_reindex(args) -> int:
     return 0
 
 
+def _add_filter_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
+    s.add_argument("--company", action="append", help="company filter (repeatable)")
+    s.add_argument("--year-min", type=int)
+    s.add_argument("--year-max", type=int)
+    s.add_argument("--type", action="append", help="document type filter, e.g. 10-K (repeatable)")
+    s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rag", description="Ingest PDFs and search them (Postgres + pgvector).")
     p.add_argument("--data-dir", help="embedded database folder (default .rag-data, or RAG_DATA_DIR)")
@@ -309,12 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trace", action="store_true", help="JSON with the detected intent and every stage's trace")
     s.add_argument("--raw", action="store_true", help="plain hybrid SQL search, no reranking or diversity")
     s.add_argument("--questions-file", help="one question per line; prints one JSON object per line")
-    s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
-    s.add_argument("--company", action="append", help="company filter (repeatable)")
-    s.add_argument("--year-min", type=int)
-    s.add_argument("--year-max", type=int)
-    s.add_argument("--type", action="append", help="document type filter, e.g. 10-K (repeatable)")
-    s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
+    _add_filter_args(s)
     s.set_defaults(fn=cmd_search)
 
     s = sub.add_parser("eval", help="retrieval metrics on labelled questions, with the cosine baseline")
@@ -335,12 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--offline", action="store_true", help="extractive answer even when an LLM is configured")
     s.add_argument("--stream", action="store_true", help="stream the LLM's text to stderr")
     s.add_argument("--trace", action="store_true", help="include the retrieval trace in the JSON")
-    s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
-    s.add_argument("--company", action="append", help="company filter (repeatable)")
-    s.add_argument("--year-min", type=int)
-    s.add_argument("--year-max", type=int)
-    s.add_argument("--type", action="append", help="document type filter (repeatable)")
-    s.add_argument("--section", action="append", help="section type filter (repeatable)")
+    _add_filter_args(s)
     s.set_defaults(fn=cmd_ask)
 
     s = sub.add_parser("docs", help="list documents with chunk, figure and OCR-page counts")

@@ -16,6 +16,29 @@ SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus"
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, seconds: float = 60) -> None:
+    """Until a server listens on 127.0.0.1:port."""
+    import socket
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"nothing listens on port {port} after {seconds:.0f} s")
+
+
 def corpus_or_skip(*parts: str) -> Path:
     """A path in ../shared/corpus; skip when absent, fail when RAG_REQUIRE_CORPUS=1 (CI)."""
     p = CORPUS.joinpath(*parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar
+from pages import confidence_badge, get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import answer
 from rag.answer.export import to_json, to_markdown, untrusted
 from rag.answer.suggest import follow_ups
@@ -93,10 +93,7 @@ def render_answer(a, i: int) -> None:
 def page() -> None:
     sidebar()
     st.title("Ask")
-    docs = documents()
-    if not docs:
-        st.info("The library is empty: upload PDFs on the Library page first.")
-        return
+    docs = library_or_stop()
     filters = _filters(docs)
     chat = st.session_state.setdefault("chat", [])
     for i, turn in enumerate(chat):

@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from pages import base_settings, documents, get_embedder, get_store, sidebar
+from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
 from rag.answer import answer
 from rag.answer.export import untrusted
 
@@ -49,9 +49,7 @@ def _run(question: str, knobs: dict) -> dict:
 def page() -> None:
     sidebar()
     st.title("Compare settings")
-    if not documents():
-        st.info("The library is empty: upload PDFs on the Library page first.")
-        return
+    library_or_stop()
     llm = bool(base_settings().llm.base_url)
     question = st.text_input("Question", key="cmp_q")
     cols = st.columns(2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import documents, get_embedder, get_store, settings, sidebar
+from pages import get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import answer
 from rag.answer.export import untrusted
 from rag.answer.suggest import example_questions
@@ -76,10 +76,7 @@ def _show(step: int, a, r) -> None:
 def page() -> None:
     sidebar()
     st.title("RAG demo")
-    docs = documents()
-    if not docs:
-        st.info("The library is empty: upload PDFs on the Library page first.")
-        return
+    docs = library_or_stop()
     examples = example_questions(docs)
     q = st.selectbox("Example question (built from the library)", examples, key="demo_pick") if examples else None
     q = st.text_input("…or your own", value=q or "", key="demo_q")

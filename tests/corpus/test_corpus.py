@@ -7,8 +7,8 @@ import sys
 
 import pymupdf
 import pytest
-
 from conftest import corpus_or_skip
+
 from rag.config import Settings
 from rag.ingest import figures as figmod
 from rag.ingest import layout

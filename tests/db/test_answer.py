@@ -4,8 +4,8 @@
 import json
 
 import pytest
-
 from fake_llm import FakeLLM
+
 from rag.answer import answer
 from rag.answer.export import to_markdown
 from rag.answer.structured import sql_answer

@@ -6,13 +6,12 @@ The model is tiny and mixes up numbers: the test checks the plumbing (request sh
 verification, fallback), not answer quality."""
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from conftest import free_port, wait_for_port
 
 pytestmark = pytest.mark.llm_server
 
@@ -30,19 +29,12 @@ def _gguf() -> Path:
 @pytest.fixture(scope="module")
 def llama_server():
     pytest.importorskip("llama_cpp.server")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(_gguf()), "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", "4096"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
-    for _ in range(120):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.5)
+    wait_for_port(port, 120)
     yield url
     proc.terminate()
     proc.wait(timeout=30)

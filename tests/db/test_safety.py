@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from fake_llm import FakeLLM
+
 from rag.answer import answer
 from rag.config import Settings
 from rag.ingest.pdf import upload_name

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ART = ROOT / "tests" / "artifacts"
@@ -39,9 +39,7 @@ def _require_browser():
 def app(tmp_path_factory):
     _require_browser()
     data = tmp_path_factory.mktemp("e2e-store")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = dict(os.environ, RAG_DATA_DIR=str(data), HF_HUB_OFFLINE="1")
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPENAI_API_KEY", None)
@@ -51,7 +49,8 @@ def app(tmp_path_factory):
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
+    wait_for_port(port, 60)
+    for _ in range(120):  # the port opens before the app is healthy
         try:
             if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok":
                 break
