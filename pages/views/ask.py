@@ -13,11 +13,16 @@ from rag.ingest.metadata import company_key
 from rag.retrieve.search import SearchFilters
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _pdf(document_id: int) -> bytes | None:
+    return get_store().document_file(document_id)  # fetched once per document, not once per citation
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def _crop(document_id: int, page: int, quote: str) -> bytes | None:
     from rag.crops import region_png
 
-    pdf = get_store().document_file(document_id)
+    pdf = _pdf(document_id)
     return region_png(pdf, page, quote) if pdf else None
 
 
@@ -76,8 +81,10 @@ def render_answer(a, i: int) -> None:
                 st.text(f"{u.get('action', 'flagged')}: {u.get('sentence', '')} — {u['reason']}")
     c1, c2, c3 = st.columns([2, 2, 3])
     with c1:
-        st.download_button("Export Markdown", to_markdown(a, get_store()), file_name="answer.md",
-                           mime="text/markdown", key=f"md-{i}")
+        exports = st.session_state.setdefault("exports", {})  # built once per answer, not on every rerun
+        if i not in exports:
+            exports[i] = to_markdown(a, get_store())
+        st.download_button("Export Markdown", exports[i], file_name="answer.md", mime="text/markdown", key=f"md-{i}")
     with c2:
         st.download_button("Export JSON", to_json(a), file_name="answer.json", mime="application/json",
                            key=f"json-{i}")

@@ -13,6 +13,7 @@ from rag.answer.model import Answer, Evidence
 from rag.answer.verify import sentences, verify
 from rag.config import Settings
 from rag.retrieve.pipeline import Retrieval
+from rag.retrieve.rerank import years_of
 from rag.retrieve.search import SearchFilters
 
 
@@ -46,9 +47,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     if r.refused or not r.chunks:
         a = insufficient(r)
     elif failure is not None:
-        a = extractive_answer(r)
-        a.mode, a.message = "llm-fallback", f"{failure}: extractive answer instead"
-        a.reasons.insert(0, a.message)
+        a = fallback(r, str(failure))
     elif llm_on:
         a = llm_answer(r, settings, on_token)
     else:
@@ -75,14 +74,21 @@ def extractive_answer(r: Retrieval) -> Answer:
     t0 = time.perf_counter()
     md, evidence, chosen = extractive.compose(r.intent, r.chunks)
     if not md:
-        terms = ", ".join(f"'{t}'" for t in (r.intent.key_terms or [])) or "the question's terms"
-        return insufficient(r, f"no sentence or table row of the retrieved passages mentions {terms}"
-                               if r.intent.key_terms else "no sentence or table row of the retrieved passages "
-                               "matches the question closely enough")
+        terms = ", ".join(f"'{t}'" for t in r.intent.key_terms)
+        return insufficient(r, "no sentence or table row of the retrieved passages " +
+                            (f"mentions {terms}" if terms else "matches the question closely enough"))
     a = Answer(question=r.question, answer=md, confidence="medium", evidence=evidence, mode="extractive")
     _verify_and_score(a, r, [u["score"] for u in chosen])
     a.figures = place_figures(r.figures, a)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+    return a
+
+
+def fallback(r: Retrieval, why: str) -> Answer:
+    """The extractive answer in place of an LLM's, saying why."""
+    a = extractive_answer(r)
+    a.mode, a.message = "llm-fallback", f"{why}: extractive answer instead"
+    a.reasons.insert(0, a.message)
     return a
 
 
@@ -106,11 +112,7 @@ def llm_answer(r: Retrieval, settings: Settings, on_token=None, evidence: list[E
     try:
         text = chat(settings.llm, messages, prompts.ANSWER_SCHEMA, on_token, client=client)
     except LLMError as exc:
-        a = extractive_answer(r)
-        a.mode = "llm-fallback"
-        a.message = f"{exc}: extractive answer instead"
-        a.reasons.insert(0, a.message)
-        return a
+        return fallback(r, str(exc))
     reply = parse_reply(text)
     return finish_llm(r, reply, evidence, t0)
 
@@ -158,11 +160,8 @@ def finish_llm(r: Retrieval, reply: dict, evidence: list[Evidence], t0: float) -
             e.quote = _best_line(e.text, " ".join(kept))
             e.verified = True
     if not kept or not ev:
-        a = extractive_answer(r)
-        a.mode = "llm-fallback"
-        a.message = "the LLM's answer had no verifiable sentence: extractive answer instead"
+        a = fallback(r, "the LLM's answer had no verifiable sentence")
         a.unsupported = unsupported + a.unsupported
-        a.reasons.insert(0, a.message)
         return a
     answer_md = " ".join(kept)
     if reply.get("inferred"):
@@ -192,7 +191,7 @@ def _verify_and_score(a: Answer, r: Retrieval, unit_scores: list[float], dropped
     cited = {e.chunk_id for e in a.evidence}
     cited_chunks = [c for c in r.chunks if c["chunk_id"] in cited]
     rel = max((c["relevance"] for c in cited_chunks), default=0.0)
-    reasons.append(f"best cited passage relevance {rel:.2f} (threshold {r.trace.stages and _threshold(r):.2f})")
+    reasons.append(f"best cited passage relevance {rel:.2f} (threshold {_threshold(r):.2f})")
     if a.numbers_total:
         reasons.append(f"{a.numbers_verified} of {a.numbers_total} numbers found in the cited evidence")
     quotes_ok = all(e.verified for e in a.evidence)
@@ -201,7 +200,7 @@ def _verify_and_score(a: Answer, r: Retrieval, unit_scores: list[float], dropped
     reasons.append(f"{len(cited_chunks)} passage(s) from {len(docs)} document(s)")
     years_ok = True
     if r.intent.years:
-        labels = {y for c in cited_chunks for y in (c.get("year_labels") or [c.get("fiscal_year")])}
+        labels = {y for c in cited_chunks for y in years_of(c)}
         years_ok = bool(labels & set(r.intent.years))
         reasons.append("the cited documents are of the year asked" if years_ok else
                        "no cited document is of the year asked")

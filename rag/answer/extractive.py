@@ -9,6 +9,7 @@ import re
 from rag.answer.labels import document_label, source_label
 from rag.answer.model import Evidence
 from rag.retrieve.query import QueryIntent
+from rag.retrieve.rerank import years_of
 
 _STOP = set("""a an the of in on for to and or by with from at as is are was were be been being what which who whom
 how much many does did do has have had this that these those it its their there than then into over under per
@@ -110,7 +111,7 @@ def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
                     r"\b(due to|driven by|primarily|because|result of|reflect\w*|offset|increase\w*|decrease\w*)\b",
                     u["text"], re.I):
                 s += 0.3
-            doc_years = {str(y) for y in (c.get("year_labels") or [c.get("fiscal_year")]) if y}
+            doc_years = {str(y) for y in years_of(c)}
             if years and not (doc_years & years) and not (text_years & years):
                 s *= 0.5  # another period's document, and the unit does not name the period asked
             s *= 0.6 + 0.4 * (c.get("final", 0.0) / top_final)  # the chunk's own rank
@@ -133,7 +134,7 @@ def compose(intent: QueryIntent, chunks: list[dict], max_units: int = 4, per_chu
     if len(intent.companies) > 1:
         wanted = [lambda u, k=k: u["chunk"].get("company_key") == k for k in intent.companies]
     elif intent.compare and len(intent.years) > 1:
-        wanted = [lambda u, y=y: y in (u["chunk"].get("year_labels") or [u["chunk"].get("fiscal_year")])
+        wanted = [lambda u, y=y: y in years_of(u["chunk"])
                   for y in intent.years]
     else:
         wanted = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable
 
 from rag.config import LLMSettings
@@ -123,8 +122,3 @@ def parse_reply(text: str) -> dict:
     return {"answer": obj["answer"], "citations": cites, "inferred": str(obj.get("inferred") or ""),
             "insufficient": bool(obj.get("insufficient")), "malformed": False}
 
-
-def timed(fn, *a, **kw):
-    t0 = time.perf_counter()
-    out = fn(*a, **kw)
-    return out, round((time.perf_counter() - t0) * 1000, 1)

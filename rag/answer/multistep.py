@@ -17,7 +17,8 @@ from pathlib import Path
 from rag.answer.labels import document_label, source_label
 from rag.answer.model import Evidence
 from rag.config import Settings
-from rag.retrieve.pipeline import retrieve, years_of
+from rag.retrieve.pipeline import retrieve
+from rag.retrieve.rerank import years_of
 from rag.retrieve.search import SearchFilters
 
 _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|improv\w*|increas\w*|decreas\w*|"
@@ -58,7 +59,7 @@ def plan_retrieval(store, embedder, question: str, settings: Settings, filters: 
     it = r.intent
     if r.refused or filters and (filters.document_ids or filters.companies):
         return r, steps
-    have = {(c.get("company_key"), y) for c in r.chunks for y in (c.get("year_labels") or [c.get("fiscal_year")])}
+    have = {(c.get("company_key"), y) for c in r.chunks for y in years_of(c)}
     have_co = {c.get("company_key") for c in r.chunks}
     subs: list[tuple[SearchFilters, str]] = []
     if len(it.companies) > 1 or (it.compare and len(it.years) > 1):

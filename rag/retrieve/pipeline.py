@@ -13,6 +13,7 @@ from rag.config import RetrievalSettings
 from rag.embed import Embedder
 from rag.retrieve import rerank
 from rag.retrieve.query import STATEMENT_OF_WORD, STATEMENT_QUERIES, QueryIntent, known_companies_of, understand
+from rag.retrieve.rerank import years_of
 from rag.retrieve.search import SearchFilters
 from rag.retrieve.trace import Trace
 
@@ -181,7 +182,7 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
             d = by_id.get(c["document_id"], {})
             c["company_key"] = d.get("company_key")
             c["doc_type"] = d.get("doc_type", c.get("doc_type"))
-            c["year_labels"] = sorted(years_of(d)) or ([c["fiscal_year"]] if c.get("fiscal_year") else [])
+            c["year_labels"] = sorted(years_of(d) | years_of(c))
         st["in"], st["out"] = None, len(cands)
         st["notes"] = {"pool": pool, "sub_searches": len(ents)}
 
@@ -246,14 +247,6 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
     result.timings_ms = {"total": round((time.perf_counter() - t_start) * 1000, 1),
                          **{s["stage"]: s["ms"] for s in trace.stages}}
     return result
-
-
-def years_of(d: dict) -> set[int]:
-    """The fiscal years a document may be called by (see metadata.DocMeta.year_labels)."""
-    ys = set(d.get("year_labels") or [])
-    if d.get("fiscal_year"):
-        ys.add(d["fiscal_year"])
-    return ys
 
 
 def _days(a, b) -> int:

@@ -16,6 +16,14 @@ _ce_cache: dict[str, object] = {}
 _ce_lock = threading.Lock()
 
 
+def years_of(d: dict) -> set[int]:
+    """The fiscal years a document may be called by (see metadata.DocMeta.year_labels)."""
+    ys = set(d.get("year_labels") or [])
+    if d.get("fiscal_year"):
+        ys.add(d["fiscal_year"])
+    return ys
+
+
 def doc_age_years(c: dict, newest: float) -> float:
     """Age relative to the newest document in the store: fiscal year, else published date, else upload time."""
     return max(0.0, newest - doc_time(c))
@@ -103,7 +111,7 @@ def score(cands: list[dict], intent: QueryIntent, cfg: RetrievalSettings, applie
         key = (c.get("company_key") or "")
         if intent.companies and not applied_filters.get("companies") and key in intent.companies:
             meta *= cfg.company_boost
-        labels = set(c.get("year_labels") or ([c["fiscal_year"]] if c.get("fiscal_year") else []))
+        labels = years_of(c)
         if intent.years and labels:
             if intent.target_year in labels:
                 meta *= cfg.year_boost
