@@ -75,9 +75,11 @@ def _render_row(u: dict) -> str:
 
 
 def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
-    # the company's own name says nothing inside its documents
+    # a company's own name says little inside its documents: it counts a quarter (it still tells, in a
+    # comparison, which company a sentence is about)
     name_terms = {t for n in intent.company_names + intent.companies for t in _terms(n)}
     q_terms = set(_terms(intent.rewritten)) - name_terms
+    n_terms = set(_terms(intent.rewritten)) & name_terms
     x_terms = set(_terms(intent.text_query)) - q_terms  # the filings' words for the analyst's terms
     years = {str(y) for y in intent.years}
     scored = []
@@ -94,7 +96,8 @@ def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
     norm = math.sqrt(sum(idf.get(w, math.log(1 + n)) for w in q_terms) or 1.0)
     for rank, c, pos, u, words in units:
         if True:
-            hit = sum(idf[w] for w in q_terms & words) + 0.5 * sum(idf[w] for w in x_terms & words)
+            hit = sum(idf[w] for w in q_terms & words) + 0.5 * sum(idf[w] for w in x_terms & words) \
+                + 0.25 * sum(idf[w] for w in n_terms & words)
             if not hit:
                 continue
             s = hit / norm
