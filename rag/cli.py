@@ -364,10 +364,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rc = args.fn(args)
     except RagError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # never a traceback for a user: one line (the trace with -v)
+        from rag.store.transports import one_line
+
+        logging.getLogger("rag").debug("unexpected error", exc_info=True)
+        print(f"error: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
+        return 2
     if args.verbose:
         print(f"({time.perf_counter() - t:.1f} s)", file=sys.stderr)
     return rc

@@ -20,6 +20,20 @@ class DatabaseSettings(BaseModel):
     workspace: str | None = Field(None, description="Workspace of the documents this app writes (direct "
                                   "connections); readers subject to row-level security see shared documents and "
                                   "their own workspace's. On Supabase the JWT claim 'workspace' decides.")
+    reader_url: SecretStr | None = Field(None, description="postgresql:// URL that logs in as a reader role (033) for "
+                                         "structured questions. Default: the store's URL with the reader role "
+                                         "(rag_query, or the workspace's) as the user and reader_password.")
+    reader_password: SecretStr | None = Field(None, description="Password of the reader role where the server asks "
+                                              "for one; `python -m rag migrate` sets it on the role.")
+
+
+class SqlSettings(BaseModel):
+    """Caps of structured (user- or model-written) SQL. Each holds on its own; all of them hold together."""
+    timeout_ms: int = Field(3000, description="Statement timeout of one structured question (the reader role's own "
+                            "default, 5 s, is the ceiling).")
+    max_rows: int = Field(200, description="Rows returned at most: LIMIT is added or lowered to this.")
+    max_bytes: int = Field(1_000_000, description="Bytes of result at most, counted on the server row by row as JSON "
+                           "before anything is sent; past it the question is refused with a clear message.")
 
 
 class EmbeddingSettings(BaseModel):
@@ -107,6 +121,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    sql: SqlSettings = Field(default_factory=SqlSettings)
 
 
 def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:

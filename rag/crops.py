@@ -33,4 +33,6 @@ def region_png(pdf: bytes, page_no: int, quote: str, dpi: int = 110, margin: flo
                             min(page.rect.y1, r.y1 + margin * 4))
     else:
         clip = pymupdf.Rect(page.rect.x0, page.rect.y0, page.rect.x1, page.rect.y0 + page.rect.height / 3)
-    return page.get_pixmap(dpi=dpi, clip=clip).tobytes("png")
+    from rag.ingest.pdf import render
+
+    return render(page, dpi / 72, clip=clip).tobytes("png")

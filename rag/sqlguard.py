@@ -1,44 +1,189 @@
-"""Structured questions as SQL, safely: the statement is parsed with sqlglot and must be one SELECT over the
-allowlisted read-only views with allowlisted functions only; LIMIT is enforced. It then runs in a READ ONLY
-transaction with a statement timeout under SET LOCAL ROLE rag_reader, a role that can read those views and
-nothing else (sql/026_readonly_views.sql) — two independent walls."""
+"""Structured questions as SQL, safely. Two walls, each enough on its own:
+
+1. The guard (`check`): the statement is parsed with sqlglot and every node of its syntax tree must be of an
+   allowed kind — one SELECT (or UNION / INTERSECT / EXCEPT) built from columns, literals, operators and a short
+   list of plain scalar and aggregate functions. Anything the guard does not know is refused, whatever its syntax:
+   a function in FROM, a schema-qualified call, attribute notation (`d.to_json`), a cast to a catalog type
+   (`::regclass`), a custom operator, a recursive CTE, a string that is not a plain literal. Every relation must be
+   one of the reader views or a CTE in scope, and every column must resolve to a column of its source (sqlglot's
+   scope analysis and qualify). What runs is sqlglot's regeneration of the checked tree, and it must parse back to
+   itself.
+2. The database (`run_readonly`): the SQL runs on a connection that logs in as a reader role (rag/store/reader.py,
+   sql/033): not a superuser, member of no privileged role, granted SELECT on the views and the columns they show,
+   under row-level security by workspace, in a READ ONLY transaction with a statement timeout, work_mem and
+   temp_file_limit of its own; the connection is reset (DISCARD ALL) before reuse.
+
+Caps: LIMIT added or lowered to max_rows; the result is measured on the server, row by row as JSON, and nothing
+is sent past max_bytes (the question is refused with a clear message); the statement timeout.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
+import json
 import logging
+import re
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import traverse_scope
 
 from rag.errors import RagError
 
-ALLOWED_RELATIONS = {"v_documents", "v_chunks", "v_figures"}
-# Plain, side-effect-free functions; everything else (pg_read_file, set_config, dblink, lo_*, nextval,
-# current_setting, query_to_xml, …) is refused.
-ALLOWED_FUNCTIONS = {
-    "count", "sum", "avg", "min", "max", "round", "abs", "ceil", "ceiling", "floor", "coalesce", "nullif", "lower",
-    "upper", "length", "trim", "substring", "substr", "concat", "replace", "left", "right", "extract", "date_part",
-    "date_trunc", "to_char", "string_agg", "array_agg", "greatest", "least", "position", "strpos", "split_part",
-    "stddev", "variance", "percentile_cont", "row_number", "rank", "dense_rank", "initcap", "btrim", "ltrim", "rtrim",
-    "now", "current_date", "cast", "bool_and", "bool_or", "every", "age",
+# The reader views and their columns (sql/026): the only relations a structured question may name.
+VIEWS: dict[str, dict[str, str]] = {
+    "v_documents": {c: "text" for c in ("document_id", "file_name", "title", "company", "fiscal_year",
+                                        "fiscal_period", "doc_type", "published_date", "uploaded_at", "page_count",
+                                        "ocr_pages", "chunk_count", "figure_count")},
+    "v_chunks": {c: "text" for c in ("chunk_id", "document_id", "chunk_index", "page_start", "page_end", "heading",
+                                     "section_type", "token_count")},
+    "v_figures": {c: "text" for c in ("figure_id", "document_id", "page", "kind", "caption", "chart_type", "width",
+                                      "height")},
 }
-_FORBIDDEN = (exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter, exp.Command, exp.Merge,
-              exp.Into, exp.Lock, exp.Set, exp.Transaction, exp.Commit, exp.Rollback, exp.Copy, exp.Use,
-              exp.Grant, exp.TruncateTable, exp.Pragma, exp.Describe, exp.Analyze)
+ALLOWED_RELATIONS = set(VIEWS)
+
+# Syntax that only structures a query or holds a value.
+_STRUCTURE = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.From, exp.Join, exp.Table, exp.TableAlias,
+              exp.Subquery, exp.CTE, exp.With, exp.Column, exp.Identifier, exp.Star, exp.Alias, exp.Where, exp.Group,
+              exp.Having, exp.Order, exp.Ordered, exp.Limit, exp.Offset, exp.Distinct, exp.Paren, exp.Window,
+              exp.WindowSpec, exp.Filter, exp.WithinGroup, exp.Tuple, exp.Array, exp.Literal, exp.Boolean, exp.Null,
+              exp.Interval, exp.DataType, exp.DataTypeParam, exp.Cast)
+# Operators on values (no custom OPERATOR(schema.op)).
+_OPERATORS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Neg, exp.Add,
+              exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Like, exp.ILike, exp.Is, exp.In, exp.Between, exp.Exists,
+              exp.Any, exp.All, exp.Case, exp.If, exp.DPipe, exp.RegexpLike, exp.RegexpILike)
+# Plain scalar and aggregate functions, as sqlglot types them. None reads or writes anything but its arguments;
+# none builds a value much larger than its arguments (no repeat, lpad, replace, string_agg, array_agg).
+_FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Round, exp.Abs, exp.Ceil, exp.Floor,
+              exp.Coalesce, exp.Nullif, exp.Lower, exp.Upper, exp.Length, exp.Trim, exp.Substring, exp.StrPosition,
+              exp.SplitPart, exp.Concat, exp.Greatest, exp.Least, exp.Initcap, exp.Left, exp.Right, exp.Extract,
+              exp.TimestampTrunc, exp.DateTrunc, exp.TimeToStr, exp.CurrentDate, exp.CurrentTimestamp, exp.Stddev,
+              exp.StddevPop, exp.StddevSamp, exp.Variance, exp.VariancePop, exp.PercentileCont, exp.PercentileDisc,
+              exp.RowNumber, exp.Rank, exp.DenseRank, exp.LogicalAnd, exp.LogicalOr)
+# The same kind of functions where sqlglot has no type for them (exp.Anonymous), by name.
+ANONYMOUS_FUNCTIONS = {"every", "age", "date_part", "now", "btrim", "ltrim", "rtrim", "strpos", "substr",
+                       "ceiling", "sign", "trunc", "char_length", "to_char"}
+ALLOWED_FUNCTIONS = ANONYMOUS_FUNCTIONS | {c.__name__.lower() for c in _FUNCTIONS}
+_CAST_TYPES = {exp.DataType.Type[t] for t in ("INT", "BIGINT", "SMALLINT", "DECIMAL", "DOUBLE", "FLOAT", "TEXT",
+                                               "VARCHAR", "CHAR", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL",
+                                               "BOOLEAN")}
+_DATE_UNIT = re.compile(r"(?i)(year|quarter|month|week|day|hour|minute|second|epoch|dow|doy|decade|century)s?")
+_ALLOWED_NODES = _STRUCTURE + _OPERATORS + _FUNCTIONS
 MAX_ROWS = 200
+MAX_BYTES = 1_000_000
+MAX_SQL_CHARS = 8000
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to a Command" is ours to report
 
 
 class SqlRejected(RagError):
-    """The SQL is not a single safe SELECT over the allowed views."""
+    """The SQL is not a single safe SELECT over the allowed views, or its result broke a cap."""
 
 
-def _fn_name(node: exp.Expression) -> str:
+def _describe(node: exp.Expression) -> str:
     if isinstance(node, exp.Anonymous):
-        return str(node.name).lower()
-    return (node.sql_name() if hasattr(node, "sql_name") else type(node).__name__).lower()
+        return f"function {str(node.name).lower()}()"
+    if isinstance(node, exp.Func):
+        return f"function {node.sql_name().lower()}()"
+    return f"{type(node).__name__.upper()} ({node.sql(dialect='postgres')[:60]})"
+
+
+def _check_node(node: exp.Expression) -> None:
+    """Refuse any node whose kind is not on the lists, and the few allowed kinds' dangerous forms."""
+    if isinstance(node, exp.Anonymous):
+        if str(node.name).lower() not in ANONYMOUS_FUNCTIONS:
+            raise SqlRejected(f"{_describe(node)} is not allowed")
+        return
+    if isinstance(node, exp.Var):
+        if isinstance(node.parent, (exp.Interval, exp.Extract, exp.TimestampTrunc, exp.DateTrunc, exp.Anonymous)) \
+                and _DATE_UNIT.fullmatch(node.name):
+            return
+        raise SqlRejected(f"the keyword {node.name!r} is not allowed here")
+    if not isinstance(node, _ALLOWED_NODES):
+        raise SqlRejected(f"{_describe(node)} is not allowed")
+    if isinstance(node, exp.DataType) and node.this not in _CAST_TYPES:
+        raise SqlRejected(f"a value of type {node.sql(dialect='postgres')} is not allowed")
+    if isinstance(node, exp.Select):
+        if node.args.get("locks"):
+            raise SqlRejected("row locks (FOR UPDATE / SHARE) are not allowed")
+        if node.args.get("into"):
+            raise SqlRejected("SELECT INTO is not allowed")
+    if isinstance(node, exp.With) and node.args.get("recursive"):
+        raise SqlRejected("recursive queries are not allowed")
+    if isinstance(node, exp.Table):
+        if not isinstance(node.this, exp.Identifier):
+            raise SqlRejected(f"only the views {', '.join(sorted(VIEWS))} may be read, not {node.sql()[:60]}")
+        if node.args.get("db") or node.args.get("catalog"):
+            raise SqlRejected(f"schema-qualified relation {node.sql()} is not allowed")
+        if any(node.args.get(k) for k in ("joins", "pivots", "laterals", "sample", "hints", "version", "when")):
+            raise SqlRejected(f"{node.sql()[:60]} is not allowed")
+    if isinstance(node, exp.Join) and (node.args.get("method") or "").upper() == "LATERAL":
+        raise SqlRejected("LATERAL is not allowed")
+
+
+def _check_relations(tree: exp.Expression) -> None:
+    """Every relation is a reader view or a CTE visible in its own scope (a CTE of an inner query does not make
+    the same name safe outside it)."""
+    seen: set[int] = set()
+    try:
+        scopes = traverse_scope(tree)
+    except Exception as exc:
+        raise SqlRejected(f"the query's structure could not be analysed: {str(exc).splitlines()[0][:120]}") from exc
+    for scope in scopes:
+        for table in scope.tables:
+            seen.add(id(table))
+            ident = table.this
+            name = ident.name if ident.quoted else ident.name.lower()  # as PostgreSQL folds it
+            if table.name in scope.cte_sources:
+                continue
+            if name not in ALLOWED_RELATIONS:
+                raise SqlRejected(f"relation {table.name!r} is not allowed; use {', '.join(sorted(VIEWS))}")
+    stray = [t for t in tree.find_all(exp.Table) if id(t) not in seen]
+    if stray:
+        raise SqlRejected(f"relation {stray[0].sql()[:60]} is not allowed here")
+
+
+def _check_columns(tree: exp.Expression) -> None:
+    """Every column resolves to a column of its source; `alias.name` that is not a column would be a function
+    call in PostgreSQL's attribute notation."""
+    try:
+        qualify(tree.copy(), schema=VIEWS, dialect="postgres", validate_qualify_columns=True,
+                quote_identifiers=False, identify=False)
+    except Exception as exc:
+        raise SqlRejected(f"unknown column or name: {str(exc).splitlines()[0][:160]}") from exc
+
+
+def _validate(tree: exp.Expression) -> None:
+    if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except)):
+        raise SqlRejected(f"only SELECT is allowed, got {type(tree).__name__.upper()}")
+    for node in tree.walk():
+        _check_node(node)
+    _check_relations(tree)
+    _check_columns(tree)
+
+
+def _parse_one(sql: str) -> exp.Expression:
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="postgres") if s is not None]
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:
+        raise SqlRejected(f"not valid SQL: {str(exc).splitlines()[0][:120]}") from exc
+    except RecursionError as exc:
+        raise SqlRejected("the SQL is nested too deeply") from exc
+    if len(statements) != 1:
+        raise SqlRejected(f"exactly one statement is allowed, got {len(statements)}")
+    return statements[0]
+
+
+def _with_limit(tree: exp.Expression, max_rows: int) -> exp.Expression:
+    limit = tree.args.get("limit")
+    value = None
+    if limit is not None:
+        lit = limit.expression if isinstance(limit, exp.Limit) else limit
+        if not (isinstance(lit, exp.Literal) and lit.is_int):
+            raise SqlRejected("LIMIT must be a number")
+        value = int(lit.name)
+    if value is None or value > max_rows:
+        tree = tree.limit(max_rows)
+    return tree
 
 
 def check(sql: str, max_rows: int = MAX_ROWS) -> str:
@@ -47,85 +192,88 @@ def check(sql: str, max_rows: int = MAX_ROWS) -> str:
         raise SqlRejected("empty SQL")
     if "\x00" in sql:
         raise SqlRejected("NUL byte in SQL")
-    try:
-        statements = [s for s in sqlglot.parse(sql, read="postgres") if s is not None]
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as exc:
-        raise SqlRejected(f"not valid SQL: {str(exc).splitlines()[0][:120]}") from exc
-    if len(statements) != 1:
-        raise SqlRejected(f"exactly one statement is allowed, got {len(statements)}")
-    tree = statements[0]
-    if not isinstance(tree, (exp.Select, exp.Union, exp.Intersect, exp.Except)) or isinstance(tree, exp.Command):
-        raise SqlRejected(f"only SELECT is allowed, got {type(tree).__name__.upper()}")
-    for node in tree.walk():
-        if isinstance(node, _FORBIDDEN):
-            raise SqlRejected(f"{type(node).__name__.upper()} is not allowed")
-        if isinstance(node, exp.Select) and node.args.get("locks"):
-            raise SqlRejected("row locks (FOR UPDATE / SHARE) are not allowed")
-        if isinstance(node, exp.Select) and node.args.get("into"):
-            raise SqlRejected("SELECT INTO is not allowed")
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    for t in tree.find_all(exp.Table):
-        name = t.name.lower()
-        if t.args.get("db") or t.args.get("catalog"):
-            raise SqlRejected(f"schema-qualified relation {t.sql()} is not allowed")
-        if name not in ALLOWED_RELATIONS and name not in ctes:
-            raise SqlRejected(f"relation {t.name!r} is not allowed; use {', '.join(sorted(ALLOWED_RELATIONS))}")
-    for f in tree.find_all(exp.Func):
-        if isinstance(f, (exp.Cast, exp.TryCast, exp.Extract, exp.Case, exp.If, exp.Coalesce, exp.Count, exp.Sum,
-                          exp.Avg, exp.Min, exp.Max, exp.Round, exp.Lower, exp.Upper, exp.Length, exp.Trim,
-                          exp.Substring, exp.Concat, exp.ArrayAgg, exp.GroupConcat, exp.Greatest, exp.Least,
-                          exp.Abs, exp.Floor, exp.Ceil, exp.Nullif, exp.DateTrunc, exp.CurrentDate,
-                          exp.RowNumber, exp.Stddev, exp.Variance, exp.Initcap, exp.StrPosition, exp.SplitPart,
-                          exp.TimeToStr, exp.Left, exp.Right, exp.CurrentTimestamp, exp.PercentileCont,
-                          exp.LogicalAnd, exp.LogicalOr)):
-            continue
-        name = _fn_name(f)
-        if name not in ALLOWED_FUNCTIONS:
-            raise SqlRejected(f"function {name}() is not allowed")
-    # LIMIT: added when missing, lowered when above the maximum (outermost query)
-    limit = tree.args.get("limit")
-    value = None
-    if limit is not None:
-        lit = limit.expression if isinstance(limit, exp.Limit) else limit
-        try:
-            value = int(lit.name)
-        except (AttributeError, ValueError, TypeError) as exc:
-            raise SqlRejected("LIMIT must be a number") from exc
-    if value is None or value > max_rows:
-        tree = tree.limit(max_rows) if hasattr(tree, "limit") else tree
-    return tree.sql(dialect="postgres")
+    if len(sql) > MAX_SQL_CHARS:
+        raise SqlRejected(f"the SQL is longer than {MAX_SQL_CHARS} characters")
+    tree = _parse_one(sql)
+    _validate(tree)
+    out = _with_limit(tree, max_rows).sql(dialect="postgres")
+    # What runs is the regenerated text: it must parse back to the same tree and pass the same checks.
+    again = _parse_one(out)
+    _validate(again)
+    if again.sql(dialect="postgres") != out:
+        raise SqlRejected("the SQL does not survive a parse round trip; write it more plainly")
+    return out
 
 
-def _jsonable(v):
-    if isinstance(v, (dt.date, dt.datetime)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return float(v)
-    return v
+def _wrap(safe: str, max_rows: int, max_bytes: int) -> str:
+    """The checked query, measured on the server: each row as JSON text with the running total of bytes; a row past
+    the cap is not sent (its JSON is null), only its running total."""
+    return (
+        f"select case when s.total <= {int(max_bytes)} then s.j end as j, s.total from ("
+        " select r.j, sum(octet_length(r.j)) over w as total, row_number() over w as n from ("
+        f"  select row_to_json(q)::text as j from ({safe}) as q) as r"
+        " window w as (rows between unbounded preceding and current row)) as s"
+        f" order by s.n limit {int(max_rows) + 1}"
+    )
 
 
-def run_readonly(store, sql: str, timeout_ms: int = 3000, max_rows: int = MAX_ROWS) -> list[dict]:
-    """Checked SQL run read-only as rag_reader. Needs a direct Postgres connection (embedded or DATABASE_URL)."""
-    from psycopg.rows import dict_row
+def _row(text: str) -> dict:
+    """A JSON row; a column name that repeats keeps every value (count, count_2, …)."""
+    def pairs(items):
+        out: dict = {}
+        for k, v in items:
+            key, n = k, 1
+            while key in out:
+                n += 1
+                key = f"{k}_{n}"
+            out[key] = v
+        return out
 
-    from rag.store.transports import PostgresTransport
+    return json.loads(text, object_pairs_hook=pairs)
 
-    safe = check(sql, max_rows)
-    if not isinstance(store.transport, PostgresTransport):
-        raise SqlRejected("structured (SQL) questions need a direct Postgres connection (embedded or DATABASE_URL)")
+
+def run_readonly(store, sql: str, timeout_ms: int | None = None, max_rows: int | None = None,
+                 max_bytes: int | None = None) -> list[dict]:
+    """Checked SQL run read-only on the reader role's connection, within every cap."""
     import psycopg
 
-    with store.transport.connection() as conn:
-        try:
-            with conn.transaction():
-                conn.execute("set transaction read only")
-                conn.execute(f"set local statement_timeout = {int(timeout_ms)}")
-                conn.execute("set local role rag_reader")
-                with conn.cursor(row_factory=dict_row) as cur:
-                    cur.execute(safe)
-                    rows = cur.fetchmany(max_rows)
-        except psycopg.errors.QueryCanceled as exc:
-            raise SqlRejected(f"the query ran longer than {timeout_ms} ms") from exc
-        except psycopg.Error as exc:
-            raise SqlRejected(f"the database refused the query: {str(exc).splitlines()[0][:160]}") from exc
-    return [{k: _jsonable(v) for k, v in r.items()} for r in rows]
+    from rag.errors import StoreError
+
+    caps = store.settings.sql
+    timeout_ms = int(timeout_ms or caps.timeout_ms)
+    max_rows = int(max_rows or caps.max_rows)
+    max_bytes = int(max_bytes or caps.max_bytes)
+    safe = check(sql, max_rows)
+    query = _wrap(safe, max_rows, max_bytes)
+    try:
+        pool = store.reader()
+    except StoreError as exc:
+        raise SqlRejected(str(exc)) from exc
+    rows: list[dict] = []
+    try:
+        with pool.connection() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute("set transaction read only")
+                    conn.execute(f"set local statement_timeout = {timeout_ms}")
+                    with conn.cursor() as cur:
+                        cur.execute(query)
+                        for text, total in cur:
+                            if text is None or total > max_bytes:
+                                raise SqlRejected(f"the result is larger than {max_bytes // 1000:,} kB; select fewer "
+                                                  "or shorter columns, or fewer rows")
+                            rows.append(_row(text))
+                            if len(rows) >= max_rows:
+                                break
+            except psycopg.errors.QueryCanceled as exc:
+                raise SqlRejected(f"the query ran longer than {timeout_ms} ms") from exc
+            except psycopg.errors.ConfigurationLimitExceeded as exc:
+                raise SqlRejected("the query needs more temporary space than a question may use") from exc
+            except psycopg.errors.ProgramLimitExceeded as exc:
+                raise SqlRejected("the query builds a value too large for a question") from exc
+            except psycopg.Error as exc:
+                first = (exc.diag.message_primary if exc.diag else None) or str(exc)
+                raise SqlRejected(f"the database refused the query: {first.splitlines()[0][:160]}") from exc
+    except StoreError as exc:
+        raise SqlRejected(str(exc)) from exc
+    return rows

@@ -10,28 +10,34 @@ from rag.answer.model import Answer
 
 def to_markdown(a: Answer, store=None, images: bool = True) -> str:
     """Figures go after the paragraph they support, as embedded PNGs when a store is given."""
-    out = [f"# {a.question}", ""]
+    # Everything that comes from a PDF or a user (titles, captions, quotes, answer text built from quotes) is
+    # untrusted: no HTML, images or links of its own reach the Markdown.
+    u = untrusted
+    out = [f"# {u(a.question)}", ""]
     paras = a.paragraphs or [a.answer]
     for i, p in enumerate(paras):
-        out += [p, ""]
+        out += [u(p), ""]
         for f in [f for f in a.figures if f.get("after_paragraph") == i]:
-            caption = f.get("caption") or f"Figure on page {f['page']}"
+            caption = u(f.get("caption") or f"Figure on page {f['page']}")
             png = store.figure_image(f["figure_id"]) if (store is not None and images) else None
             if png:
-                out.append(f"![{caption}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
-            out += [f"*{caption} — {f['document']}, p. {f['page']}*", ""]
-    out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {'; '.join(a.reasons)}" if a.reasons else ""), ""]
+                alt = caption.replace("[", "(").replace("]", ")")
+                out.append(f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
+            out += [f"*{caption} — {u(str(f['document']))}, p. {f['page']}*", ""]
+    out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {u('; '.join(a.reasons))}" if a.reasons else ""),
+            ""]
     if a.evidence:
         out += ["## Sources", ""]
         for e in a.evidence:
             mark = "✓" if e.verified else "✗ quote not found"
-            out.append(f"[{e.marker}] {e.source} ({mark})")
+            out.append(f"[{e.marker}] {u(e.source)} ({mark})")
             if e.quote:
-                out.append(f"> {e.quote.strip()}")
+                out.append(f"> {u(' '.join(e.quote.split()))}")
             out.append("")
     if a.unsupported:
         out += ["## Not supported by the evidence", ""]
-        out += [f"- {u.get('action', 'flagged')}: {u.get('sentence') or '(reply)'} — {u['reason']}" for u in a.unsupported]
+        out += [f"- {x.get('action', 'flagged')}: {u(x.get('sentence') or '(reply)')} — {u(x['reason'])}"
+                for x in a.unsupported]
         out.append("")
     if a.rows is not None:
         out += ["## Rows", "", "```json", json.dumps(a.rows[:50], indent=1, default=str), "```", ""]
@@ -42,7 +48,7 @@ def untrusted(text: str) -> str:
     """Document text for a Markdown renderer: no images, links or HTML from the PDF (it is untrusted)."""
     import re
 
-    t = text.replace("<", "&lt;").replace(">", "&gt;")
+    t = (text or "").replace("<", "&lt;").replace(">", "&gt;")
     t = re.sub(r"!\[", r"!\\[", t)
     t = re.sub(r"\]\(", r"]\\(", t)
     return t

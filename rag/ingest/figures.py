@@ -12,6 +12,7 @@ import pymupdf
 
 from rag.config import IngestSettings
 from rag.ingest.layout import Row
+from rag.ingest.pdf import render
 
 CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
                      r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]?", re.I)
@@ -276,7 +277,7 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
         clip = (rect + (-6, -6, 6, 6)) & page.rect
         try:
-            pix = page.get_pixmap(clip=clip, dpi=cfg.figure_dpi)
+            pix = render(page, cfg.figure_dpi / 72, clip=clip)  # bounded size
         except Exception:
             continue
         if pix.width < 20 or pix.height < 20:

@@ -31,6 +31,38 @@ def upload_name(name: str) -> str:
     return base if base.lower().endswith(".pdf") else base + ".pdf"
 
 
+MAX_RENDER_PIXELS = 4_000_000  # ~2000 x 2000: enough for OCR and a sharp crop, ~12 MB of RGB
+MAX_RENDER_SIDE = 4000
+
+
+def render(page: pymupdf.Page, zoom: float = 2.0, clip: pymupdf.Rect | None = None, rotate: int = 0,
+           max_pixels: int = MAX_RENDER_PIXELS) -> pymupdf.Pixmap:
+    """A page (or a region of it) as a pixmap at `zoom`, lowered so the image never exceeds max_pixels or
+    MAX_RENDER_SIDE on a side: a huge page (a 6000-pt poster, a map) renders small instead of taking gigabytes."""
+    area = pymupdf.Rect(clip) & page.rect if clip is not None else page.rect
+    zoom = render_zoom(area, zoom, max_pixels)
+    return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom).prerotate(rotate), clip=clip)
+
+
+def render_zoom(area: pymupdf.Rect, zoom: float, max_pixels: int = MAX_RENDER_PIXELS) -> float:
+    """The zoom `render` uses for an area: the one asked for, or lower for a huge area."""
+    w, h = max(area.width, 1.0), max(area.height, 1.0)
+    return min(zoom, (max_pixels / (w * h)) ** 0.5, MAX_RENDER_SIDE / max(w, h))
+
+
+def scrub_path(message: str, path: Path) -> str:
+    """A message about a file with every spelling of its folder removed: users see the file's name, never where
+    it is on the server."""
+    path = Path(path)
+    for p in {str(path), str(path.absolute()), str(path.resolve()) if path.exists() else str(path)}:
+        if p and p != path.name:
+            message = message.replace(p, path.name)
+    for folder in {str(path.parent.absolute()), str(path.parent)}:
+        if folder not in ("", "."):
+            message = message.replace(folder.rstrip("/") + "/", "")
+    return message
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

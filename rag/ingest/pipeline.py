@@ -19,7 +19,7 @@ from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image, ocr_text
-from rag.ingest.pdf import open_pdf, sha256_file
+from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class IngestResult:
         return asdict(self)
 
 
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic, Syriac, Thaana, …
 _DICT_FLAGS = (pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE) \
     & ~pymupdf.TEXT_PRESERVE_IMAGES
 
@@ -70,10 +71,10 @@ def _is_photo(png: bytes) -> bool:
 
 def _ocr_page(page: pymupdf.Page, engine: str) -> list[layout.Line]:
     """OCR a page without a text layer; tries 90°/270° when upright reading finds little text."""
-    zoom = 2.0
     best: tuple[float, list, int] = (0.0, [], 0)
+    zoom = render_zoom(page.rect, 2.0)  # bounded: a huge page renders small
     for rot in (0, 90, 270):
-        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom).prerotate(rot))
+        pix = render(page, zoom, rotate=rot)
         lines = ocr_image(pix.tobytes("png"), engine)
         score = sum(len(l.text) * l.score for l in lines)
         if score > best[0]:
@@ -171,7 +172,12 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
         if progress:
             progress("pages", page_no, n)
     repeated = layout.repeated_margin_texts(pages_rows, heights)
-    pages_rows = [layout.drop_margins(rows, h, repeated) for rows, h in zip(pages_rows, heights)]
+    kept = [layout.drop_margins(rows, h, repeated) for rows, h in zip(pages_rows, heights)]
+    # Running headers and footers go, unless they are all the text there is (short pages that open alike).
+    if any(r.text.strip() for rows in kept for r in rows) or not repeated:
+        pages_rows = kept
+    if any(_RTL.search(r.text) for rows in pages_rows[:20] for r in rows[:40]):
+        warnings.append("right-to-left script found: its word order may not be kept (not supported yet)")
     layout.mark_headings(pages_rows, layout.body_size(pages_rows))
     units = chunking.rows_to_units(pages_rows)
     chunks = chunking.chunk_units(units, settings.chunking)
@@ -261,11 +267,12 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
                                                  "published_date")}
     except IngestError as exc:
-        res.error = str(exc)
-    except Exception as exc:  # anything else is still one file's failure, reported in one line
-        log.exception("ingest failed for %s", res.file)
-        res.error = f"{type(exc).__name__}: {exc}"
+        res.error = scrub_path(str(exc), path)
+    except Exception as exc:  # anything else is still one file's failure, reported in one line (trace with -v)
+        log.debug("ingest failed for %s", res.file, exc_info=True)
+        res.error = scrub_path(" ".join(f"{type(exc).__name__}: {exc}".split())[:400], path)
     finally:
+        res.warnings = [scrub_path(w, path) for w in res.warnings]
         if doc is not None:
             doc.close()
         res.seconds = round(time.perf_counter() - t0, 2)

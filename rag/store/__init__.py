@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
 from rag.store import migrations
+from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
 
 __all__ = ["Store", "open_store"]
 
 
 class Store:
-    def __init__(self, transport, kind: str):
+    def __init__(self, transport, kind: str, settings: Settings | None = None):
         self.transport = transport
         self.kind = kind  # embedded | postgres | supabase
+        self.settings = settings or Settings()
+        self._reader = None
+        self._reader_lock = threading.Lock()
 
     # -- plumbing -------------------------------------------------------------------------
     def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
@@ -28,9 +33,46 @@ class Store:
                 "(README, 'Supabase'), or run `DATABASE_URL=<its connection string> python -m rag migrate`"
             )
         with self.transport.connection() as conn:
-            return migrations.migrate(conn)
+            applied = migrations.migrate(conn)
+        password = self.settings.db.reader_password
+        if password:  # a Postgres that asks for passwords: the reader logs in with this one
+            self.rpc("set_reader_password", {"p_role": self._reader_role(),
+                                             "p_password": password.get_secret_value()})
+        return applied
+
+    # -- structured questions ------------------------------------------------------------------
+    def _reader_role(self) -> str:
+        """The login role of this app's workspace (created on first use when the owner may create roles)."""
+        workspace = self.settings.db.workspace
+        if not workspace:
+            return SHARED_READER
+        try:
+            return self.rpc("ensure_workspace_reader", {"p_workspace": workspace})
+        except StoreError as exc:
+            raise StoreError(f"cannot prepare the reader role of workspace {workspace!r} ({exc}); have an admin run "
+                             f"`select ensure_workspace_reader('{workspace}')`, or set RAG_DB__READER_URL") from exc
+
+    def reader(self) -> ReaderPool:
+        """The pool that runs user- or model-written SQL, logged in as a reader role (rag/store/reader.py)."""
+        with self._reader_lock:
+            if self._reader is None:
+                db = self.settings.db
+                if db.reader_url:
+                    url = db.reader_url.get_secret_value()
+                elif isinstance(self.transport, PostgresTransport):
+                    password = db.reader_password.get_secret_value() if db.reader_password else None
+                    url = reader_url(self.transport.url, self._reader_role(), password)
+                else:
+                    raise StoreError("structured (SQL) questions on Supabase need a direct login as the reader role: "
+                                     "set RAG_DB__READER_URL to the project's Postgres connection string with the user "
+                                     "rag_query and the password set by `python -m rag migrate` "
+                                     "(RAG_DB__READER_PASSWORD); the RPC API runs no SQL text")
+                self._reader = ReaderPool(url, self.settings.sql.timeout_ms)
+            return self._reader
 
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
         self.transport.close()
 
     # -- store facts ----------------------------------------------------------------------
@@ -145,14 +187,15 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
     """
     db = settings.db
     if db.supabase_url and db.supabase_key:
-        return Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase")
+        return Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase", settings)
     if db.url:
-        store = Store(PostgresTransport(db.url, db.statement_timeout_ms, workspace=db.workspace), "postgres")
+        store = Store(PostgresTransport(db.url, db.statement_timeout_ms, workspace=db.workspace), "postgres",
+                      settings)
         if migrate:
             store.migrate()
         return store
     store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms, workspace=db.workspace),
-                  "embedded")
+                  "embedded", settings)
     if migrate is not False:
         store.migrate()
     return store

@@ -1,4 +1,8 @@
-"""Applies sql/NNN_name.sql in order, each once, recording applied names in schema_migrations."""
+"""Applies sql/NNN_name.sql in order, each once, recording applied names in schema_migrations.
+
+Concurrent migrators are serialised by a lock on schema_migrations itself (LOCK TABLE … IN EXCLUSIVE MODE): only a
+role that may write that table can take it, so no reader can hold it (a session advisory lock could be taken by any
+role and outlive its question). Waiting is bounded by lock_timeout; every failure is one StoreError line."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from rag.errors import StoreError
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 _NAME = re.compile(r"^\d{3}_[a-z0-9_]+\.sql$")
+LOCK_TIMEOUT_S = 60
 
 
 def migration_files(sql_dir: Path = SQL_DIR) -> list[Path]:
@@ -21,28 +26,47 @@ def migration_files(sql_dir: Path = SQL_DIR) -> list[Path]:
     return files
 
 
-def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR) -> list[str]:
+def _one_line(exc: BaseException) -> str:
+    diag = getattr(exc, "diag", None)
+    text = (getattr(diag, "message_primary", None) if diag else None) or str(exc)
+    return " ".join(text.split())[:300]
+
+
+def _bootstrap(conn: psycopg.Connection) -> None:
+    """The table that records migrations; two processes creating it at once both succeed."""
+    for _ in range(3):
+        try:
+            with conn.transaction():
+                conn.execute("create table if not exists schema_migrations ("
+                             " name text primary key, applied_at timestamptz not null default now())")
+            return
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+            continue
+
+
+def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR, lock_timeout_s: float = LOCK_TIMEOUT_S) -> list[str]:
     """Apply pending migrations, each in its own transaction; return the names applied now."""
-    with conn.transaction():
-        # Serialise concurrent migrators (two app processes starting at once).
-        conn.execute("select pg_advisory_xact_lock(7212001)")
-        conn.execute(
-            "create table if not exists schema_migrations ("
-            " name text primary key, applied_at timestamptz not null default now())"
-        )
     applied_now = []
-    for path in migration_files(sql_dir):
-        with conn.transaction():
-            conn.execute("select pg_advisory_xact_lock(7212001)")
-            done = conn.execute("select 1 from schema_migrations where name = %s", (path.name,)).fetchone()
-            if done:
-                continue
-            try:
+    path = None
+    try:
+        _bootstrap(conn)
+        for path in migration_files(sql_dir):
+            with conn.transaction():
+                conn.execute(f"set local lock_timeout = {int(lock_timeout_s * 1000)}")
+                conn.execute("lock table schema_migrations in exclusive mode")
+                if conn.execute("select 1 from schema_migrations where name = %s", (path.name,)).fetchone():
+                    continue
                 conn.execute(path.read_text())
-            except psycopg.Error as exc:
-                raise StoreError(f"migration {path.name} failed: {exc}") from exc
-            conn.execute("insert into schema_migrations (name) values (%s)", (path.name,))
-            applied_now.append(path.name)
+                conn.execute("insert into schema_migrations (name) values (%s)", (path.name,))
+                applied_now.append(path.name)
+    except psycopg.errors.LockNotAvailable as exc:
+        raise StoreError(f"another process has held the migration lock for {lock_timeout_s:.0f} s; "
+                         "try again when it has finished") from exc
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise StoreError(f"this database role may not migrate the store: {_one_line(exc)}") from exc
+    except psycopg.Error as exc:
+        where = f"migration {path.name} failed" if path else "cannot prepare migrations"
+        raise StoreError(f"{where}: {_one_line(exc)}") from exc
     return applied_now
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
+from psycopg_pool import PoolTimeout
 
 from rag.errors import StoreError
 
@@ -21,6 +22,13 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, decimal.Decimal):
         return float(v)
     return v
+
+
+def one_line(exc: BaseException) -> str:
+    """A database error as one short line: the server's primary message, else the exception's first line."""
+    diag = getattr(exc, "diag", None)
+    text = (getattr(diag, "message_primary", None) if diag else None) or str(exc) or type(exc).__name__
+    return " ".join(text.split())[:300]
 
 
 def _workspace_name(name: str) -> str:
@@ -51,7 +59,8 @@ class PostgresTransport:
         try:
             self._pool.open(wait=True, timeout=30)
         except Exception as exc:  # pool timeout or connection refused
-            raise StoreError(f"cannot connect to Postgres: {type(exc).__name__}: {exc}") from exc
+            self._pool.close()
+            raise StoreError(f"cannot connect to Postgres: {one_line(exc)}") from exc
         self._signatures: dict[str, tuple[bool, dict[str, str]]] = {}
         self._lock = threading.Lock()
 
@@ -81,6 +90,14 @@ class PostgresTransport:
         return sig
 
     def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+        try:
+            return self._rpc(fn, params)
+        except StoreError:
+            raise
+        except (psycopg.Error, PoolTimeout) as exc:  # the server went away, or no connection in time
+            raise StoreError(f"{fn}() failed: the database is unreachable ({one_line(exc)})") from exc
+
+    def _rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
         params = {k: v for k, v in (params or {}).items() if v is not None}
         with self._pool.connection() as conn:
             returns_set, argtypes = self._signature(conn, fn)
@@ -101,8 +118,10 @@ class PostgresTransport:
                 with conn.cursor(row_factory=dict_row) as cur:
                     cur.execute(sql, values)
                     rows = cur.fetchall()
+            except psycopg.OperationalError:
+                raise
             except psycopg.Error as exc:
-                raise StoreError(f"{fn}() failed: {exc.diag.message_primary or exc}") from exc
+                raise StoreError(f"{fn}() failed: {one_line(exc)}") from exc
         if returns_set:
             return [{k: _jsonable(v) for k, v in r.items()} for r in rows]
         return _jsonable(rows[0]["value"]) if rows else None
@@ -117,6 +136,7 @@ def embedded_url(data_dir: Path) -> str:
 
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
+    prune_dead_handles(data_dir)
     try:
         server = pgserver.get_server(str(data_dir))
     except Exception as exc:
@@ -126,6 +146,40 @@ def embedded_url(data_dir: Path) -> str:
 
 
 _servers: list = []
+
+
+def prune_dead_handles(data_dir: Path) -> list[int]:
+    """Drop the PIDs of dead processes from pgserver's handle list (.handle_pids.json).
+
+    pgserver stops the server when the last process holding a handle exits; a process killed with SIGKILL never
+    removes its PID, so the server would never be stopped again. Returns the PIDs removed."""
+    import json
+
+    import psutil
+    from pgserver.postgres_server import PostgresServer
+
+    path = Path(data_dir) / ".handle_pids.json"
+    if not path.exists():
+        return []
+    with PostgresServer._lock:  # the lock pgserver itself takes around the list
+        try:
+            pids = [int(p) for p in json.loads(path.read_text() or "[]")]
+        except (ValueError, TypeError, OSError):
+            return []
+        alive = [p for p in pids if psutil.pid_exists(p) and _not_zombie(p)]
+        dead = [p for p in pids if p not in alive]
+        if dead:
+            path.write_text(json.dumps(alive))
+    return dead
+
+
+def _not_zombie(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 class SupabaseTransport:

@@ -152,14 +152,14 @@ def test_sql_questions_run_read_only_as_a_role_without_write_grants(acme):
     assert a.answer.startswith("**4**") and a.rows == [{"n": 4}]
     with pytest.raises(SqlRejected):
         run_readonly(acme, "select * from documents")
-    # the second wall: even SQL that got past the parser cannot write or read the tables as rag_reader
+    # the second wall: even SQL that got past the parser cannot write or read the tables on the reader's login
     import psycopg
 
-    with acme.transport.connection() as conn:
+    with acme.reader().connection() as conn:
         for stmt in ("delete from documents", "select * from chunks", "select pg_read_file('/etc/hostname')"):
             with pytest.raises(psycopg.Error), conn.transaction():
-                conn.execute("set local role rag_reader")
                 conn.execute(stmt)
+    with acme.transport.connection() as conn:
         assert conn.execute("select count(*) from documents").fetchone()[0] == 4
 
 
