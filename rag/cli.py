@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    for noisy in ("sentence_transformers", "transformers", "httpx", "RapidOCR", "pgserver"):
+    for noisy in ("sentence_transformers", "transformers", "httpx", "RapidOCR", "pgserver", "psycopg.pool"):
         logging.getLogger(noisy).setLevel(logging.WARNING if args.verbose else logging.ERROR)
     t = time.perf_counter()
     try:

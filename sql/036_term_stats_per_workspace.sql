@@ -2,7 +2,8 @@
 -- the chunks of one workspace's documents ('' = shared) containing a lexeme; row-level security shows a reader the
 -- shared rows and its own workspace's, so match_chunks (which sums them, below) sees the document frequency of
 -- the documents it can search. Counts follow inserts of chunks, deletes of documents (before the cascade, while
--- the document still says its workspace) and a document moved to another workspace.
+-- the document still says its workspace) and a document moved to another workspace; a lexeme no chunk of a
+-- workspace holds any more leaves no row behind (a zero would still name it).
 alter table term_stats add column if not exists workspace text not null default '';
 alter table term_stats drop constraint if exists term_stats_pkey;
 alter table term_stats add primary key (workspace, lexeme);
@@ -40,6 +41,7 @@ begin
           from (select l, count(*) as n from chunks c, unnest(tsvector_to_array(c.fts)) as l
                  where c.document_id = old.id group by l) d
          where t.workspace = coalesce(old.workspace, '') and t.lexeme = d.l;
+        delete from term_stats where workspace = coalesce(old.workspace, '') and ndoc <= 0;
         return old;
     end if;
     if coalesce(new.workspace, '') <> coalesce(old.workspace, '') then
@@ -47,6 +49,7 @@ begin
           from (select l, count(*) as n from chunks c, unnest(tsvector_to_array(c.fts)) as l
                  where c.document_id = old.id group by l) d
          where t.workspace = coalesce(old.workspace, '') and t.lexeme = d.l;
+        delete from term_stats where workspace = coalesce(old.workspace, '') and ndoc <= 0;
         insert into term_stats (workspace, lexeme, ndoc)
         select coalesce(new.workspace, ''), l, count(*)
           from chunks c, unnest(tsvector_to_array(c.fts)) as l where c.document_id = new.id

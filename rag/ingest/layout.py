@@ -68,9 +68,11 @@ def lines_from_dict(page_dict: dict) -> list[Line]:
                 continue
             if abs(ln.get("dir", (1, 0))[1]) > 0.5:  # vertical text (margins, rotated labels)
                 continue
-            cells, cur, last_x1 = [], "", None
+            cells, cur, last_x0, last_x1 = [], "", None, None
             for s in spans:
-                gap = s["bbox"][0] - last_x1 if last_x1 is not None else 0
+                gap = 0.0
+                if last_x1 is not None:  # spans come in logical order: right to left in Hebrew or Arabic
+                    gap = s["bbox"][0] - last_x1 if s["bbox"][0] >= last_x0 - 1 else last_x0 - s["bbox"][2]
                 currency = s["text"].strip() in {"$", "€", "£"} and cur.strip() not in {"", "$", "€", "£"}
                 if last_x1 is not None and (gap > max(6.0, s["size"] * 1.2) or (currency and gap > 1.0)):
                     cells.append(cur.strip())
@@ -78,7 +80,7 @@ def lines_from_dict(page_dict: dict) -> list[Line]:
                 elif cur and gap > s["size"] * 0.15 and not cur.endswith(" ") and not s["text"].startswith(" "):
                     cur += " "
                 cur += s["text"]
-                last_x1 = s["bbox"][2]
+                last_x0, last_x1 = s["bbox"][0], s["bbox"][2]
             cells.append(cur.strip())
             cells = [c for c in cells if c]
             size = max(s["size"] for s in spans)
@@ -112,6 +114,14 @@ def _join_cells(cells: list[str]) -> list[str]:
     return out
 
 
+_RTL_CHAR = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def _mostly_rtl(parts: list[Line]) -> bool:
+    letters = sum(ch.isalpha() for p in parts for ch in p.text)
+    return letters > 0 and sum(len(_RTL_CHAR.findall(p.text)) for p in parts) > letters / 2
+
+
 def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
     """Cluster lines sharing a baseline into rows (left to right)."""
     rows: list[Row] = []
@@ -129,6 +139,8 @@ def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
         rows.append(r)
     for r in rows:
         parts = sorted(r._parts, key=lambda l: l.x0)  # type: ignore[attr-defined]
+        if _mostly_rtl(parts):  # Hebrew, Arabic: a row reads from its right edge
+            parts = parts[::-1]
         cells: list[str] = []
         for p in parts:
             cells.extend(p.cells)
@@ -138,7 +150,7 @@ def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
                 and re.match(r"[A-Z][A-Za-z]", cells[1]) and len(cells[1].split()) <= 12:
             cells = [f"{cells[0]} {cells[1]}"]
         r.cells = cells
-        r.x0 = parts[0].x0
+        r.x0 = min(p.x0 for p in parts)
         r.x1 = max(p.x1 for p in parts)
         r.size = max(p.size for p in parts)
         r.bold = all(p.bold for p in parts)

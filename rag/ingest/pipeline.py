@@ -49,7 +49,6 @@ class IngestResult:
         return asdict(self)
 
 
-_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic, Syriac, Thaana, …
 _DICT_FLAGS = (pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE) \
     & ~pymupdf.TEXT_PRESERVE_IMAGES
 
@@ -176,8 +175,6 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
     # Running headers and footers go, unless they are all the text there is (short pages that open alike).
     if any(r.text.strip() for rows in kept for r in rows) or not repeated:
         pages_rows = kept
-    if any(_RTL.search(r.text) for rows in pages_rows[:20] for r in rows[:40]):
-        warnings.append("right-to-left script found: its word order may not be kept (not supported yet)")
     layout.mark_headings(pages_rows, layout.body_size(pages_rows))
     units = chunking.rows_to_units(pages_rows)
     chunks = chunking.chunk_units(units, settings.chunking)

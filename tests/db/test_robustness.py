@@ -1,0 +1,156 @@
+"""Robustness found in the security review: killed clients and the embedded server, huge pages, the database
+dying mid-ingest, hostile titles in exports, paths in messages, short pages that open alike, right-to-left text,
+and store errors as one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _py(code: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), **env))
+
+
+def _cli(*args: str, timeout: float = 600, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rag", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env=dict(os.environ, **env))
+
+
+@pytest.mark.slow
+def test_a_killed_client_does_not_keep_the_embedded_server_running(tmp_path):
+    data = tmp_path / "pg"
+    killed = _py("import os, signal; from rag.store.transports import embedded_url; "
+                 f"embedded_url({str(data)!r}); os.kill(os.getpid(), signal.SIGKILL)")
+    assert killed.returncode == -signal.SIGKILL
+    assert json.loads((data / ".handle_pids.json").read_text())  # pgserver kept the dead PID
+    assert (data / "postmaster.pid").exists()
+    normal = _py(f"from rag.store.transports import embedded_url; embedded_url({str(data)!r}); print('ok')")
+    assert normal.returncode == 0 and "ok" in normal.stdout
+    for _ in range(40):  # the last live handle stopped the server on exit
+        if not (data / "postmaster.pid").exists():
+            break
+        time.sleep(0.25)
+    assert not (data / "postmaster.pid").exists()
+    assert json.loads((data / ".handle_pids.json").read_text()) == []
+
+
+def _poster(path: Path, side: float = 6000.0) -> Path:
+    """A 16 KB-class PDF: one 6000-pt page whose only content is a small image stretched over it."""
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    pix.clear_with(200)
+    doc = pymupdf.open()
+    page = doc.new_page(width=side, height=side)
+    page.insert_image(page.rect, stream=pix.tobytes("png"))
+    doc.save(path)
+    return path
+
+
+def test_renders_are_bounded_on_a_huge_page(tmp_path):
+    from rag.ingest.pdf import MAX_RENDER_PIXELS, render
+
+    doc = pymupdf.open(_poster(tmp_path / "poster.pdf"))
+    assert (tmp_path / "poster.pdf").stat().st_size < 20_000
+    page = doc[0]
+    for pix in (render(page, 2.0), render(page, 150 / 72, clip=page.rect), render(page, 2.0, rotate=90)):
+        assert pix.width * pix.height <= MAX_RENDER_PIXELS * 1.01
+    small = render(page, 2.0, clip=pymupdf.Rect(0, 0, 100, 100))
+    assert small.width == 200  # a normal region keeps its zoom
+
+
+def test_a_huge_page_ingests_without_full_size_renders(clean_store, ingest, tmp_path):
+    res = ingest(_poster(tmp_path / "poster.pdf"))
+    assert res.error is None or "\n" not in res.error  # no text on it: a clear one-line refusal is fine
+
+
+@pytest.mark.slow
+def test_the_database_dying_mid_ingest_is_one_line(tmp_path):
+    import make_pdfs
+
+    data = tmp_path / "pg"
+    big = make_pdfs.make_big(tmp_path / "big.pdf", pages=600)
+    small = make_pdfs.make_esg(tmp_path / "esg.pdf")
+    env = dict(os.environ, RAG_DATA_DIR=str(data), RAG_INGEST__OCR="false")
+    p = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(big), str(small)], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid_file = data / "postmaster.pid"
+    for _ in range(240):
+        if pid_file.exists():
+            break
+        time.sleep(0.25)
+    time.sleep(12)  # the model is loaded and the big file is being read
+    os.kill(int(pid_file.read_text().split()[0]), signal.SIGKILL)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode != 0
+    assert "Traceback" not in err and "Traceback" not in out, err[-2000:]
+    lines = [line for line in (out + err).splitlines() if line.strip()]
+    assert lines and all(len(line) < 600 for line in lines)
+    assert any("big.pdf" in line for line in lines)
+
+
+def test_store_errors_are_one_line_for_the_user():
+    r = _cli("docs", DATABASE_URL="postgresql://nobody@127.0.0.1:9/none?connect_timeout=2")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().count("\n") == 0 and r.stderr.startswith("error: cannot connect to Postgres")
+
+
+def test_hostile_titles_and_captions_are_escaped_in_the_markdown_export():
+    from rag.answer.export import to_markdown
+    from rag.answer.model import Answer, Evidence
+
+    a = Answer(question="<b>q</b>", answer="Revenue was $5 [1].", confidence="high", evidence=[Evidence(
+        marker=1, document="<script>alert(1)</script> Corp", file_name="x.pdf", document_id=1, pages=[1], chunk_id=1,
+        quote='<img src=x onerror="alert(1)"> revenue $5', source="<iframe src=//evil></iframe> 10-K, p. 1")],
+        figures=[{"figure_id": 1, "document": "<svg onload=alert(1)>", "page": 1, "caption": "![x](http://evil/t.png)",
+                  "after_paragraph": 0}])
+    md = to_markdown(a, store=None)
+    for bad in ("<script", "<img", "<iframe", "<svg", "<b>", "](http://evil"):
+        assert bad not in md, bad
+
+
+def test_messages_never_show_where_the_file_is(clean_store, ingest, tmp_path):
+    folder = tmp_path / "secret-folder"
+    folder.mkdir()
+    files = {"garbage.pdf": b"%PDF-1.4\n" + os.urandom(3000), "empty.pdf": b"", "text.pdf": b"hello",
+             "cut.pdf": b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+        res = ingest(folder / name)
+        assert res.error and str(folder) not in res.error and "secret-folder" not in res.error, res.error
+        assert not any("secret-folder" in w for w in res.warnings)
+    r = _cli("ingest", str(folder / "garbage.pdf"), RAG_DATA_DIR=str(tmp_path / "pg"))
+    assert "secret-folder" not in r.stdout + r.stderr and "garbage.pdf" in r.stdout + r.stderr
+
+
+def test_short_pages_that_open_alike_are_not_blank(clean_store, ingest, tmp_path):
+    doc = pymupdf.open()
+    for i in range(5):
+        page = doc.new_page()
+        page.insert_text((72, 50), f"Board minutes of the Acme Widgets meeting, item {i + 1}: dividend approved",
+                         fontsize=11)
+    doc.save(tmp_path / "minutes.pdf")
+    res = ingest(tmp_path / "minutes.pdf")
+    assert res.ok and res.chunks >= 1, res.error
+
+
+def test_right_to_left_text_keeps_its_words_and_order(tmp_path):
+    from rag.config import Settings
+    from rag.ingest.pipeline import parse_pdf
+
+    he = "שלום עולם זה דוח קיימות לשנת 2023 והוא כולל נתונים על פליטות גזי חממה וצריכת אנרגיה בכל אתרי החברה"
+    doc = pymupdf.open()
+    doc.new_page().insert_htmlbox(pymupdf.Rect(72, 100, 400, 300), f'<p dir="rtl">{he}</p>')
+    doc.save(tmp_path / "rtl.pdf")
+    _, _, _, first = parse_pdf(pymupdf.open(tmp_path / "rtl.pdf"), Settings())
+    assert " ".join(first[0].split()) == he

@@ -1,0 +1,320 @@
+"""Structured questions and workspaces, secure by construction — tested by category on the real embedded Postgres:
+the reader role's own privileges (read from the catalog), every family of attack run straight on the reader's login
+(as if the guard had let it through), state that would outlive a question, size amplification, and workspace
+spoofing by anon, authenticated and the reader roles."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+from sql_attacks import all_wall_attacks
+
+from rag.errors import StoreError
+from rag.sqlguard import SqlRejected, _wrap, run_readonly
+from rag.store.reader import _PRIVILEGE_CHECK, privilege_problems, reader_url
+
+
+def _reader(store, role: str = "rag_query") -> psycopg.Connection:
+    return psycopg.connect(reader_url(store.transport.url, role), autocommit=True)
+
+
+def _owner(store, sql: str, params=None):
+    with store.transport.connection() as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def _as(store, role: str, sql: str, params=None, claims: str | None = None):
+    """As Supabase's API roles, the way PostgREST calls: the verified JWT's claims set, then SET LOCAL ROLE."""
+    with store.transport.connection() as conn, conn.transaction():
+        if claims:
+            conn.execute("select set_config('request.jwt.claims', %s, true)", (claims,))
+        conn.execute(f"set local role {role}")
+        return conn.execute(sql, params).fetchall()
+
+
+@pytest.fixture
+def teams(clean_store, ingest, pdfs):
+    """paper.pdf shared, report_final_v2.pdf (a 10-K) in team-a, esg.pdf in team-b."""
+    assert ingest(pdfs["10k_2022"]).ok and ingest(pdfs["esg"]).ok and ingest(pdfs["paper"]).ok
+    _owner(clean_store, "update documents set workspace = 'team-a' where file_name = 'report_final_v2.pdf' "
+                        "returning id")
+    _owner(clean_store, "update documents set workspace = 'team-b' where file_name = 'esg.pdf' returning id")
+    return clean_store
+
+
+# -- the reader role's own privileges, from the catalog -------------------------------------------------------
+
+def test_reader_logins_cannot_become_anything_else(store):
+    team = store.rpc("ensure_workspace_reader", {"p_workspace": "team-x"})
+    for role in ("rag_query", team):
+        with _reader(store, role) as conn, conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(_PRIVILEGE_CHECK).fetchone()
+            assert row["rolname"] == role and privilege_problems(row) == []
+            assert row["member_of"] == ["rag_reader"] and row["group_member_of"] == []
+            others = [r["rolname"] for r in cur.execute(
+                "select rolname from pg_roles where rolname not in (session_user, 'rag_reader')").fetchall()]
+            assert "postgres" in others and "service_role" in others
+            for other in others:  # every other role: the superuser, the API roles, pg_read_server_files, …
+                with pytest.raises(psycopg.Error), conn.transaction():
+                    conn.execute(f'set local role "{other}"')
+
+
+def test_reader_privileges_are_the_views_and_their_columns_only(store):
+    with _reader(store) as conn:
+        tables = [r[0] for r in conn.execute("""select c.relname from pg_class c join pg_namespace n
+                     on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'v', 'm', 'S')""")]
+        for t in tables:
+            full = conn.execute("select has_table_privilege(%s, 'SELECT')", (f"public.{t}",)).fetchone()[0]
+            assert full == t.startswith("v_") or t == "reader_roles", t  # reader_roles: its own row (policy)
+            for priv in ("INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"):
+                assert not conn.execute("select has_table_privilege(%s, %s)", (f"public.{t}", priv)).fetchone()[0]
+        cols = dict(conn.execute("""select table_name, array_agg(column_name::text order by column_name)
+                                      from information_schema.column_privileges
+                                     where grantee = 'rag_reader' and table_name in ('documents', 'chunks', 'figures')
+                                     group by 1""").fetchall())
+        assert "content" not in cols["chunks"] and "embedding" not in cols["chunks"]
+        assert not {"sha256", "meta", "workspace"} & set(cols["documents"])
+        assert "image" not in cols["figures"] and "ocr_text" not in cols["figures"]
+        ours = [r[0] for r in conn.execute("""select p.oid::regprocedure::text from pg_proc p
+                    join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'public'
+                     and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+                     and has_function_privilege(p.oid, 'EXECUTE')""")]
+        assert ours == ["current_workspace()"]
+        for fn in ("pg_read_file(text)", "set_config(text,text,boolean)", "pg_advisory_lock(bigint)",
+                   "pg_terminate_backend(integer,bigint)", "lo_import(text)", "pg_ls_dir(text)"):
+            assert not conn.execute("select has_function_privilege(%s, 'EXECUTE')", (fn,)).fetchone()[0], fn
+        config = conn.execute("select unnest(setconfig) from pg_db_role_setting "
+                              "where setrole = 'rag_query'::regrole").fetchall()
+        settings = dict(c[0].split("=", 1) for c in config)
+        assert settings["default_transaction_read_only"] == "on" and settings["work_mem"] == "4MB"
+        assert settings["temp_file_limit"] == "16MB" and settings["statement_timeout"] == "5s"
+
+
+# -- every family of attack, straight on the reader's login -------------------------------------------------
+
+@pytest.mark.parametrize("category,sql", all_wall_attacks(), ids=lambda v: str(v)[:48])
+def test_the_database_refuses_what_the_guard_would_refuse(teams, category, sql):
+    with _reader(teams) as conn:
+        with pytest.raises(psycopg.Error), conn.transaction():
+            conn.execute(sql)
+    assert _owner(teams, "select count(*) from documents")[0][0] == 3
+
+
+def test_the_reader_never_ends_another_session(store):
+    with store.transport.connection() as owner:
+        pid = owner.info.backend_pid
+        with _reader(store) as conn:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("select pg_terminate_backend(%s)", (pid,))
+        assert owner.execute("select 1").fetchone() == (1,)
+
+
+# -- nothing outlives a question ----------------------------------------------------------------------------
+
+def test_session_state_does_not_outlive_a_question(teams):
+    pool = teams.reader()
+    pids = set()
+    for _ in range(3):  # the pool has two connections: poison both
+        with pool.connection() as conn:
+            pids.add(conn.info.backend_pid)
+            conn.execute("set statement_timeout = 1")
+            conn.execute("set work_mem = '512MB'")
+            conn.execute("set rag.workspace = 'team-a'")
+            conn.execute("prepare p as select 1")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("select pg_advisory_lock(7212001)")
+    for _ in range(3):
+        with pool.connection() as conn:
+            assert conn.execute("show statement_timeout").fetchone()[0] != "1ms"
+            assert conn.execute("show work_mem").fetchone()[0] == "4MB"
+            assert conn.execute("select current_setting('rag.workspace', true)").fetchone()[0] in (None, "")
+            assert conn.execute("select count(*) from pg_prepared_statements").fetchone()[0] == 0
+    rows = run_readonly(teams, "select count(*) as n from v_documents")
+    assert rows == [{"n": 1}]  # the shared paper only
+    assert teams.list_documents()  # the owner's connections were never touched
+
+
+def test_no_one_but_a_migrator_holds_the_migration_lock(store):
+    from rag.store import migrations
+
+    with _reader(store) as conn:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege), conn.transaction():
+            conn.execute("lock table schema_migrations in exclusive mode")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("select pg_advisory_lock(7212001)")
+        with store.transport.connection() as other:
+            assert migrations.migrate(other, lock_timeout_s=2) == []  # not blocked by the reader
+
+
+def test_a_held_migration_lock_is_one_clear_line_after_the_timeout(store):
+    from rag.store import migrations
+
+    with store.transport.connection() as holder, holder.transaction():
+        holder.execute("lock table schema_migrations in exclusive mode")
+        with store.transport.connection() as other, pytest.raises(StoreError) as err:
+            migrations.migrate(other, lock_timeout_s=1)
+    assert "migration lock" in str(err.value) and "\n" not in str(err.value)
+
+
+# -- caps ---------------------------------------------------------------------------------------------------
+
+def test_rows_are_capped(teams):
+    _owner(teams, "update documents set workspace = null returning id")
+    rows = run_readonly(teams, "select a.chunk_id from v_chunks a, v_chunks b, v_chunks c")
+    assert len(rows) == 200
+
+
+def test_bytes_are_capped_with_a_clear_message(teams):
+    with pytest.raises(SqlRejected, match="larger than 2 kB"):
+        run_readonly(teams, "select a.heading, a.section_type, b.chunk_id from v_chunks a, v_chunks b",
+                     max_bytes=2000)
+
+
+def test_a_huge_value_never_leaves_the_server(teams):
+    with teams.reader().connection() as conn:  # the byte measurement runs on the server, before sending
+        rows = conn.execute(_wrap("select repeat('x', 5000000) as big", 200, 1_000_000)).fetchall()
+    assert rows[0][0] is None and rows[0][1] > 1_000_000
+
+
+def test_temp_files_and_time_are_capped_for_the_reader(teams):
+    with teams.reader().connection() as conn:
+        with pytest.raises(psycopg.errors.ConfigurationLimitExceeded), conn.transaction():
+            conn.execute("select count(*) from (select g from generate_series(1, 3000000) g order by g desc) s")
+    with pytest.raises(SqlRejected, match="longer than"):
+        run_readonly(teams, "select count(*) from v_chunks a, v_chunks b, v_chunks c, v_chunks d, v_chunks e, "
+                     "v_chunks f, v_chunks g, v_chunks h", timeout_ms=300)
+
+
+# -- workspaces -----------------------------------------------------------------------------------------------
+
+def test_views_run_with_the_callers_rights(store):
+    opts = dict(_owner(store, "select relname, reloptions from pg_class where relname like 'v\\_%' and relkind = 'v'"))
+    assert all("security_invoker=true" in (o or []) for o in opts.values()) and len(opts) == 3
+
+
+def test_the_shared_reader_sees_shared_documents_whatever_it_sets(teams):
+    with _reader(teams) as conn:
+        base = {r[0] for r in conn.execute("select file_name from v_documents")}
+        assert base == {"paper.pdf"}
+        conn.execute("set rag.workspace = 'team-a'")
+        conn.execute("""set request.jwt.claims = '{"workspace": "team-a"}'""")
+        conn.execute("set role rag_reader")
+        assert {r[0] for r in conn.execute("select file_name from v_documents")} == base
+        ids = {r[0] for r in conn.execute("select distinct document_id from v_chunks")} | \
+            {r[0] for r in conn.execute("select distinct document_id from v_figures")}
+        assert ids == {r[0] for r in conn.execute("select document_id from v_documents")}
+        assert conn.execute("select count(*) from documents").fetchone()[0] == 1  # RLS on the base table too
+
+
+def test_a_workspace_reader_sees_its_workspace_and_never_the_other(teams):
+    role = teams.rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    with _reader(teams, role) as conn:
+        seen = {r[0] for r in conn.execute("select file_name from v_documents")}
+        assert seen == {"paper.pdf", "esg.pdf"}
+        conn.execute("set rag.workspace = 'team-a'")
+        conn.execute("""set request.jwt.claims = '{"workspace": "team-a"}'""")
+        assert {r[0] for r in conn.execute("select file_name from v_documents")} == seen
+        with pytest.raises(psycopg.Error):
+            conn.execute("select set_config('rag.workspace', 'team-a', false)")
+
+
+def test_the_app_runs_structured_questions_as_its_workspaces_reader(teams, settings):
+    from rag.store import open_store
+
+    s = settings.model_copy(deep=True)
+    s.db.workspace = "team-a"
+    st = open_store(s)
+    try:
+        rows = run_readonly(st, "select file_name from v_documents order by 1")
+        assert rows == [{"file_name": "paper.pdf"}, {"file_name": "report_final_v2.pdf"}]
+    finally:
+        st.close()
+
+
+def test_anon_and_authenticated_see_only_their_claims_workspace(teams):
+    s = teams
+    assert {r[1] for r in _as(s, "anon", "select * from list_documents()")} == {"paper.pdf"}
+    b = {r[1] for r in _as(s, "authenticated", "select * from list_documents()", claims='{"workspace": "team-b"}')}
+    assert b == {"paper.pdf", "esg.pdf"}
+    hits = _as(s, "authenticated", """select file_name from match_chunks(
+                   (select embedding from chunks limit 1), 'net sales purchases emissions widgets', 50, 50)""",
+               claims='{"workspace": "team-b"}')
+    assert hits and "report_final_v2.pdf" not in {h[0] for h in hits}
+    for role in ("anon", "authenticated"):  # spoofing the claim from inside: set_config is not theirs
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            _as(s, role, """select set_config('request.jwt.claims', '{"workspace": "team-a"}', true)""",
+                claims='{"workspace": "team-b"}')
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            _as(s, role, "select set_config('rag.workspace', 'team-a', true)")
+
+
+def test_vocabulary_is_per_workspace(teams):
+    only_a = [r[0] for r in _owner(teams, """select lexeme from term_stats where workspace = 'team-a'
+                 except select lexeme from term_stats where workspace <> 'team-a'""")]
+    assert len(only_a) > 20
+    for role, claims in (("anon", None), ("authenticated", '{"workspace": "team-b"}')):
+        seen = _as(teams, role, "select count(*) from term_stats where lexeme = any(%s)", (only_a,), claims=claims)
+        assert seen[0][0] == 0
+    seen = _as(teams, "authenticated", "select count(*) from term_stats where lexeme = any(%s)", (only_a,),
+               claims='{"workspace": "team-a"}')
+    assert seen[0][0] == len(only_a)
+    # counts follow deletes and moves
+    total = _owner(teams, "select sum(ndoc) from term_stats")[0][0]
+    _owner(teams, "update documents set workspace = 'team-c' where workspace = 'team-a' returning id")
+    assert _owner(teams, "select count(*) from term_stats where workspace = 'team-a'")[0][0] == 0
+    assert _owner(teams, "select sum(ndoc) from term_stats")[0][0] == total
+    teams.delete_document(_owner(teams, "select id from documents where workspace = 'team-c'")[0][0])
+    assert _owner(teams, "select coalesce(sum(ndoc), 0) from term_stats where workspace = 'team-c'")[0][0] == 0
+
+
+def test_a_file_is_unique_per_workspace(clean_store, settings, embedder, pdfs):
+    from rag.ingest.pipeline import ingest_file
+    from rag.store import open_store
+
+    stores = {}
+    for ws in ("team-a", "team-b", None):
+        s = settings.model_copy(deep=True)
+        s.db.workspace = ws
+        stores[ws] = (open_store(s), s)
+    try:
+        first = {ws: ingest_file(pdfs["esg"], st, embedder, s) for ws, (st, s) in stores.items()}
+        assert all(r.ok and not r.already_ingested for r in first.values())
+        assert len({r.document_id for r in first.values()}) == 3
+        again = ingest_file(pdfs["esg"], *stores["team-b"][:1], embedder, stores["team-b"][1])
+        assert again.already_ingested and again.document_id == first["team-b"].document_id
+    finally:
+        for st, _ in stores.values():
+            st.close()
+
+
+READER_CALLS = {
+    "list_documents": "select * from list_documents()",
+    "document_by_sha256": "select document_by_sha256('x')",
+    "related_documents": "select * from related_documents(1)",
+    "related_documents_graph": "select * from related_documents_graph(1, 3)",
+    "get_store_info": "select get_store_info()",
+    "doctor": "select * from doctor('all-MiniLM-L6-v2', 384)",
+    "match_chunks": "select * from match_chunks((select embedding from chunks limit 1), 'net sales', 5, 10)",
+    "match_chunks_cosine": "select * from match_chunks_cosine((select embedding from chunks limit 1), 5)",
+    "match_figures": "select * from match_figures((select embedding from chunks limit 1), 3)",
+    "get_figure_image": "select get_figure_image((select min(id) from figures))",
+    "chunk_embeddings": "select * from chunk_embeddings(array[1, 2]::bigint[])",
+    "terms_missing": "select * from terms_missing(array['widgets'])",
+    "get_document_file": "select get_document_file((select min(id) from documents))",
+    "current_workspace": "select current_workspace()",
+    "visible_document": "select visible_document(1)",
+}
+
+
+def test_every_function_granted_to_readers_works_for_them(teams):
+    for role in ("anon", "authenticated"):
+        granted = {r[0] for r in _owner(teams, """select p.proname from pg_proc p join pg_namespace n
+                      on n.oid = p.pronamespace where n.nspname = 'public'
+                       and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+                       and has_function_privilege(%s, p.oid, 'EXECUTE')""", (role,))}
+        assert granted == set(READER_CALLS), granted ^ set(READER_CALLS)
+        for sql in READER_CALLS.values():
+            _as(teams, role, sql, claims='{"workspace": "team-b"}')  # raises on permission denied
+    files = _as(teams, "anon", "select document_id from document_files")
+    assert {f[0] for f in files} <= {r[0] for r in _owner(teams, "select id from documents where workspace is null")}
