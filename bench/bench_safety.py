@@ -115,36 +115,171 @@ def concurrency(store, emb, settings, work: Path) -> dict:
             "same_file_twice": sorted(bool(r.already_ingested) for r in twins) == [False, True]}
 
 
-def attacks(store) -> dict:
+def attacks(store, emb, settings, work: Path) -> dict:
+    """The structured-question path and workspaces, by category: the guard, the database wall on the reader's own
+    login (SQL run as if the guard had let it through), workspace spoofing by every role, caps, session state."""
+    import make_pdfs
     import psycopg
+    from sql_attacks import DB_WALL, GUARD
     from test_sqlguard import ATTACKS
 
-    from rag.sqlguard import SqlRejected, check
+    from rag.ingest.pipeline import ingest_file
+    from rag.sqlguard import SqlRejected, _wrap, check, run_readonly
+    from rag.store.reader import reader_url
 
-    guard = 0
-    for sql in ATTACKS:
-        try:
-            check(sql)
-        except SqlRejected:
-            guard += 1
-    writes = ["insert into documents (file_name, sha256, page_count, embedding_model) values ('x','x',1,'m')",
-              "delete from chunks", "update documents set title = 'x'", "select delete_document(1)",
-              "select ingest_document('{}'::jsonb, '[]'::jsonb, '[]'::jsonb)", "select * from feedback",
-              "select pg_read_file('/etc/hostname')", "drop table documents"]
-    roles = 0
-    tried = 0
-    for role in ("anon", "authenticated", "rag_reader"):
-        for sql in writes:
-            tried += 1
-            with store.transport.connection() as conn:
+    guard: dict[str, list[int]] = {}
+    for cat, sqls in {"regression strings (earlier sessions)": ATTACKS, **GUARD}.items():
+        blocked = 0
+        for sql in sqls:
+            try:
+                check(sql)
+            except SqlRejected:
+                blocked += 1
+        guard[cat] = [blocked, len(sqls)]
+
+    with store.transport.connection() as conn:
+        conn.execute("truncate documents, store_info, term_stats restart identity cascade")
+    for name, pdf in (("a.pdf", make_pdfs.make_10k(work / "ws_a.pdf")), ("b.pdf", make_pdfs.make_esg(work / "ws_b.pdf")),
+                      ("s.pdf", make_pdfs.make_paper(work / "ws_s.pdf"))):
+        assert ingest_file(pdf, store, emb, settings, display_name=name).ok
+    with store.transport.connection() as conn:
+        conn.execute("update documents set workspace = 'team-a' where file_name = 'a.pdf'")
+        conn.execute("update documents set workspace = 'team-b' where file_name = 'b.pdf'")
+        only_a = [r[0] for r in conn.execute("select lexeme from term_stats where workspace = 'team-a' except "
+                                             "select lexeme from term_stats where workspace <> 'team-a'")]
+
+    def reader(role: str = "rag_query"):
+        return psycopg.connect(reader_url(store.transport.url, role), autocommit=True)
+
+    wall: dict[str, list[int]] = {}
+    for cat, sqls in DB_WALL.items():
+        refused = 0
+        for sql in sqls:
+            with reader() as conn:
                 try:
                     with conn.transaction():
-                        conn.execute(f"set local role {role}")
                         conn.execute(sql)
                 except psycopg.Error:
-                    roles += 1
-    return {"sql_guard": {"tried": len(ATTACKS), "blocked": guard},
-            "role_writes": {"tried": tried, "blocked": roles}}
+                    refused += 1
+        wall[cat] = [refused, len(sqls)]
+
+    # workspace spoofing: each attempt tries to reach team-a's documents, text or vocabulary from outside team-a
+    def api(role: str, sql: str, claims: str | None, params=None):
+        with store.transport.connection() as conn, conn.transaction():
+            if claims:
+                conn.execute("select set_config('request.jwt.claims', %s, true)", (claims,))
+            conn.execute(f"set local role {role}")
+            return conn.execute(sql, params).fetchall()
+
+    b_claim = '{"workspace": "team-b"}'
+    probes = [
+        ("anon", "select count(*) from list_documents() where file_name = 'a.pdf'", None),
+        ("anon", "select count(*) from chunks c join documents d on d.id = c.document_id where d.file_name = 'a.pdf'",
+         None),
+        ("anon", "select count(*) from term_stats where lexeme = any(%s)", None),
+        ("authenticated", "select count(*) from list_documents() where file_name = 'a.pdf'", b_claim),
+        ("authenticated", "select count(*) from match_chunks((select embedding from chunks limit 1), 'net sales "
+                          "widgets', 50, 50) where file_name = 'a.pdf'", b_claim),
+        ("authenticated", "select count(*) from term_stats where lexeme = any(%s)", b_claim),
+        ("authenticated", "select count(*) from document_files f join documents d on d.id = f.document_id "
+                          "where d.file_name = 'a.pdf'", b_claim),
+    ]
+    spoof_tried = spoof_held = 0
+    for role, sql, claims in probes:
+        spoof_tried += 1
+        try:
+            n = api(role, sql, claims, (only_a,) if "%s" in sql else None)[0][0]
+            spoof_held += n == 0
+        except psycopg.Error:
+            spoof_held += 1
+    for role, spoofs in ((role, s) for role in ("anon", "authenticated") for s in (
+            """select set_config('request.jwt.claims', '{"workspace": "team-a"}', true)""",
+            "select set_config('rag.workspace', 'team-a', true)")):
+        spoof_tried += 1
+        try:
+            api(role, spoofs, b_claim)
+        except psycopg.errors.InsufficientPrivilege:
+            spoof_held += 1
+    team_b = store.rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    for login in ("rag_query", team_b):
+        for setup in ("set rag.workspace = 'team-a'", """set request.jwt.claims = '{"workspace": "team-a"}'""",
+                      "set role rag_reader", "select 1"):
+            for sql in ("select count(*) from v_documents where file_name = 'a.pdf'",
+                        "select count(*) from v_chunks c join v_documents d using (document_id) "
+                        "where d.file_name = 'a.pdf'", "select count(*) from documents where file_name = 'a.pdf'"):
+                spoof_tried += 1
+                with reader(login) as conn:
+                    conn.execute(setup)
+                    spoof_held += conn.execute(sql).fetchone()[0] == 0
+
+    caps = {}
+    with store.transport.connection() as conn:
+        conn.execute("update documents set workspace = null")
+    caps["rows ≤ 200"] = len(run_readonly(store, "select a.chunk_id from v_chunks a, v_chunks b, v_chunks c")) <= 200
+    try:
+        run_readonly(store, "select a.heading, b.chunk_id from v_chunks a, v_chunks b", max_bytes=2000)
+        caps["bytes ≤ cap (refused past it)"] = False
+    except SqlRejected as exc:
+        caps["bytes ≤ cap (refused past it)"] = "larger than" in str(exc)
+    with store.reader().connection() as conn:
+        row = conn.execute(_wrap("select repeat('x', 50000000) as big", 200, 1_000_000)).fetchone()
+        caps["a 50 MB value never leaves the server"] = row[0] is None
+        try:
+            with conn.transaction():
+                conn.execute("select count(*) from (select g from generate_series(1, 3000000) g order by g desc) s")
+            caps["temp_file_limit"] = False
+        except psycopg.errors.ConfigurationLimitExceeded:
+            caps["temp_file_limit"] = True
+    t = time.perf_counter()
+    try:
+        run_readonly(store, "select count(*) from v_chunks a, v_chunks b, v_chunks c, v_chunks d, v_chunks e, "
+                            "v_chunks f, v_chunks g", timeout_ms=500)
+        caps["statement timeout"] = False
+    except SqlRejected:
+        caps["statement timeout"] = time.perf_counter() - t < 3
+    state = {}
+    pool = store.reader()
+    for _ in range(3):
+        with pool.connection() as conn:
+            conn.execute("set statement_timeout = 1")
+            conn.execute("set work_mem = '1GB'")
+            try:
+                conn.execute("select pg_advisory_lock(7212001)")
+                state["session advisory lock refused"] = False
+            except psycopg.errors.InsufficientPrivilege:
+                state["session advisory lock refused"] = True
+    with pool.connection() as conn:
+        state["settings reset before reuse"] = conn.execute("show work_mem").fetchone()[0] == "4MB"
+    state["next question runs"] = bool(run_readonly(store, "select count(*) as n from v_documents"))
+    return {"guard": guard, "db_wall": wall, "spoofing": {"tried": spoof_tried, "held": spoof_held},
+            "caps": caps, "state": state}
+
+
+def huge_page_memory(work: Path) -> dict:
+    """Peak memory of `rag ingest` on a 16 KB PDF whose one 6000-pt page holds a stretched image (OCR renders it),
+    against a normal small filing in the same run."""
+    import make_pdfs
+    import pymupdf
+
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    pix.clear_with(200)
+    doc = pymupdf.open()
+    page = doc.new_page(width=6000, height=6000)
+    page.insert_image(page.rect, stream=pix.tobytes("png"))
+    doc.save(work / "poster.pdf")
+    out = {}
+    unbounded = "import rag.ingest.pdf as p; p.MAX_RENDER_PIXELS = 10 ** 12; p.MAX_RENDER_SIDE = 10 ** 6; "
+    for name, path, pre in (("normal 10-K", make_pdfs.make_10k(work / "normal.pdf"), ""),
+                            ("6000-pt page, renders bounded", work / "poster.pdf", ""),
+                            ("6000-pt page, renders unbounded (the old path)", work / "poster.pdf", unbounded)):
+        code = (pre + "import resource, sys; from rag.cli import main; rc = main(['ingest', sys.argv[1]]); "
+                "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
+                           env=dict(os.environ, RAG_DATA_DIR=str(work / f"mem-store-{len(out)}")), timeout=900)
+        rss = [int(line.split()[1]) for line in r.stdout.splitlines() if line.startswith("RSS")]
+        out[name] = {"peak_rss_mb": round(rss[0] / 1024) if rss else None, "size_kb": round(path.stat().st_size / 1024),
+                     "traceback": "Traceback" in r.stderr}
+    return out
 
 
 def main() -> int:
@@ -169,17 +304,27 @@ def main() -> int:
         with store.transport.connection() as conn:
             conn.execute("truncate documents, store_info, term_stats restart identity cascade")
         out["concurrency"] = concurrency(store, emb, s, work)
-        out["attacks"] = attacks(store)
+        out["attacks"] = attacks(store, emb, s, work)
+        out["huge_page"] = huge_page_memory(work)
         out["kills"] = kills(work, a.kills)
+        store.close()
+    att = out["attacks"]
     rows = [("bad inputs handled cleanly", out["bad_inputs"]["handled_cleanly"], out["bad_inputs"]["tried"]),
             ("kills survived, nothing lost", out["kills"]["survived"], out["kills"]["kills"]),
-            ("concurrent operations completed", out["concurrency"]["completed"], out["concurrency"]["operations"]),
-            ("SQL guard attacks blocked", out["attacks"]["sql_guard"]["blocked"], out["attacks"]["sql_guard"]["tried"]),
-            ("writes as anon/authenticated/rag_reader blocked", out["attacks"]["role_writes"]["blocked"],
-             out["attacks"]["role_writes"]["tried"])]
-    print(f"{'check':50} {'ok':>5} {'of':>5}")
+            ("concurrent operations completed", out["concurrency"]["completed"], out["concurrency"]["operations"])]
+    rows += [(f"guard: {cat}", ok, n) for cat, (ok, n) in att["guard"].items()]
+    rows += [(f"reader login refuses: {cat}", ok, n) for cat, (ok, n) in att["db_wall"].items()]
+    rows += [("workspace spoofing attempts held (anon, authenticated, readers)", att["spoofing"]["held"],
+              att["spoofing"]["tried"]),
+             ("caps held (rows, bytes, 50 MB value, temp files, timeout)", sum(att["caps"].values()), len(att["caps"])),
+             ("nothing outlives a question (lock, settings, next question)", sum(att["state"].values()),
+              len(att["state"]))]
+    print(f"{'check':66} {'ok':>5} {'of':>5}")
     for name, ok, n in rows:
-        print(f"{name:50} {ok:>5} {n:>5}")
+        print(f"{name:66} {ok:>5} {n:>5}")
+    for name, m in out["huge_page"].items():
+        print(f"peak RSS of `rag ingest`, {name} ({m['size_kb']} KB): {m['peak_rss_mb']} MB"
+              + (" — TRACEBACK" if m["traceback"] else ""))
     print(f"same file uploaded twice at once → one document: {out['concurrency']['same_file_twice']}; "
           f"ingests cleanly after the kills: {out['kills']['ingests_cleanly_after']}")
     for f in out["bad_inputs"]["files"]:

@@ -36,7 +36,7 @@ MAX_RENDER_SIDE = 4000
 
 
 def render(page: pymupdf.Page, zoom: float = 2.0, clip: pymupdf.Rect | None = None, rotate: int = 0,
-           max_pixels: int = MAX_RENDER_PIXELS) -> pymupdf.Pixmap:
+           max_pixels: int | None = None) -> pymupdf.Pixmap:
     """A page (or a region of it) as a pixmap at `zoom`, lowered so the image never exceeds max_pixels or
     MAX_RENDER_SIDE on a side: a huge page (a 6000-pt poster, a map) renders small instead of taking gigabytes."""
     area = pymupdf.Rect(clip) & page.rect if clip is not None else page.rect
@@ -44,8 +44,9 @@ def render(page: pymupdf.Page, zoom: float = 2.0, clip: pymupdf.Rect | None = No
     return page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom).prerotate(rotate), clip=clip)
 
 
-def render_zoom(area: pymupdf.Rect, zoom: float, max_pixels: int = MAX_RENDER_PIXELS) -> float:
+def render_zoom(area: pymupdf.Rect, zoom: float, max_pixels: int | None = None) -> float:
     """The zoom `render` uses for an area: the one asked for, or lower for a huge area."""
+    max_pixels = max_pixels or MAX_RENDER_PIXELS
     w, h = max(area.width, 1.0), max(area.height, 1.0)
     return min(zoom, (max_pixels / (w * h)) ** 0.5, MAX_RENDER_SIDE / max(w, h))
 

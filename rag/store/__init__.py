@@ -34,10 +34,10 @@ class Store:
             )
         with self.transport.connection() as conn:
             applied = migrations.migrate(conn)
+        self.transport.use_app_role()
         password = self.settings.db.reader_password
         if password:  # a Postgres that asks for passwords: the reader logs in with this one
-            self.rpc("set_reader_password", {"p_role": self._reader_role(),
-                                             "p_password": password.get_secret_value()})
+            self.rpc("set_reader_password", {"p_role": self._reader_role(), "p_password": _secret(password)})
         return applied
 
     # -- structured questions ------------------------------------------------------------------
@@ -58,9 +58,9 @@ class Store:
             if self._reader is None:
                 db = self.settings.db
                 if db.reader_url:
-                    url = db.reader_url.get_secret_value()
+                    url = _secret(db.reader_url)
                 elif isinstance(self.transport, PostgresTransport):
-                    password = db.reader_password.get_secret_value() if db.reader_password else None
+                    password = _secret(db.reader_password) if db.reader_password else None
                     url = reader_url(self.transport.url, self._reader_role(), password)
                 else:
                     raise StoreError("structured (SQL) questions on Supabase need a direct login as the reader role: "
@@ -180,6 +180,10 @@ class Store:
         return base64.b64decode(b64) if b64 else None
 
 
+def _secret(value) -> str:
+    return value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
+
+
 def open_store(settings: Settings, migrate: bool | None = None) -> Store:
     """Open the configured store: Supabase if its URL and key are set, else DATABASE_URL, else embedded.
 
@@ -193,9 +197,13 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
                       settings)
         if migrate:
             store.migrate()
+        else:
+            store.transport.use_app_role()
         return store
     store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms, workspace=db.workspace),
                   "embedded", settings)
     if migrate is not False:
         store.migrate()
+    else:
+        store.transport.use_app_role()
     return store

@@ -39,6 +39,11 @@ def _workspace_name(name: str) -> str:
     return name
 
 
+APP_ROLE = "rag_app"
+# Store-wide administration: run as the login (the owner), not as the app role.
+OWNER_FUNCTIONS = {"ensure_workspace_reader", "set_reader_password", "reindex_begin", "reindex_texts", "reindex_write"}
+
+
 class PostgresTransport:
     """Calls SQL functions over a psycopg connection pool, shaped like PostgREST's /rpc answers."""
 
@@ -63,6 +68,16 @@ class PostgresTransport:
             raise StoreError(f"cannot connect to Postgres: {one_line(exc)}") from exc
         self._signatures: dict[str, tuple[bool, dict[str, str]]] = {}
         self._lock = threading.Lock()
+        self.app_role: str | None = None  # set by use_app_role() once the migrations made it
+
+    def use_app_role(self) -> str | None:
+        """Run the app's calls as rag_app (sql/041), under row-level security, when the role exists and this login
+        may take it; else as the login itself (a store not migrated yet, or a role that cannot create roles)."""
+        with self._pool.connection() as conn:
+            ok = conn.execute("select case when exists (select 1 from pg_roles where rolname = 'rag_app') "
+                              "then pg_has_role(current_user, 'rag_app', 'MEMBER') else false end").fetchone()[0]
+        self.app_role = APP_ROLE if ok else None
+        return self.app_role
 
     def connection(self):
         return self._pool.connection()
@@ -115,7 +130,9 @@ class PostgresTransport:
             call = f"{fn}({', '.join(parts)})"
             sql = f"select * from {call}" if returns_set else f"select {call} as value"
             try:
-                with conn.cursor(row_factory=dict_row) as cur:
+                with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                    if self.app_role and fn not in OWNER_FUNCTIONS:
+                        cur.execute(f"set local role {self.app_role}")
                     cur.execute(sql, values)
                     rows = cur.fetchall()
             except psycopg.OperationalError:

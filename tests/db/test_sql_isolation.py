@@ -264,7 +264,7 @@ def test_vocabulary_is_per_workspace(teams):
     _owner(teams, "update documents set workspace = 'team-c' where workspace = 'team-a' returning id")
     assert _owner(teams, "select count(*) from term_stats where workspace = 'team-a'")[0][0] == 0
     assert _owner(teams, "select sum(ndoc) from term_stats")[0][0] == total
-    teams.delete_document(_owner(teams, "select id from documents where workspace = 'team-c'")[0][0])
+    _owner(teams, "delete from documents where workspace = 'team-c' returning id")
     assert _owner(teams, "select coalesce(sum(ndoc), 0) from term_stats where workspace = 'team-c'")[0][0] == 0
 
 
@@ -318,3 +318,42 @@ def test_every_function_granted_to_readers_works_for_them(teams):
             _as(teams, role, sql, claims='{"workspace": "team-b"}')  # raises on permission denied
     files = _as(teams, "anon", "select document_id from document_files")
     assert {f[0] for f in files} <= {r[0] for r in _owner(teams, "select id from documents where workspace is null")}
+
+
+# -- the app's own calls run under row-level security (rag_app) ---------------------------------------------
+
+def _app(settings, workspace):
+    from rag.store import open_store
+
+    s = settings.model_copy(deep=True)
+    s.db.workspace = workspace
+    return open_store(s)
+
+
+def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedder):
+    from rag.retrieve.pipeline import retrieve
+
+    assert teams.transport.app_role == "rag_app"
+    a, b = _app(settings, "team-a"), _app(settings, "team-b")
+    try:
+        assert {d["file_name"] for d in a.list_documents()} == {"paper.pdf", "report_final_v2.pdf"}
+        assert {d["file_name"] for d in b.list_documents()} == {"paper.pdf", "esg.pdf"}
+        assert {d["file_name"] for d in teams.list_documents()} == {"paper.pdf"}  # no workspace: the shared ones
+        q = embedder.encode_query("What were the net sales and purchases of property, plant and equipment?")
+        hits = b.match_chunks(q, "net sales purchases of property plant equipment widgets", 50, 50)
+        assert hits and "report_final_v2.pdf" not in {h["file_name"] for h in hits}
+        out = retrieve(b, embedder, "What were Acme Widgets' net sales in 2022?", settings.retrieval)
+        assert "report_final_v2.pdf" not in {c["file_name"] for c in out.chunks}
+        a_doc = next(d["document_id"] for d in a.list_documents() if d["file_name"] == "report_final_v2.pdf")
+        paper = next(d["document_id"] for d in a.list_documents() if d["file_name"] == "paper.pdf")
+        assert b.delete_document(a_doc) is False and b.document_file(a_doc) is None
+        assert b.update_document_metadata(a_doc, company="Hijacked") is False
+        assert a.delete_document(paper) is False  # shared: readable by every team, written by none of them
+        b.add_feedback("q from b", "a", [], 1)
+        a.log_query("q from a", [], 1.0)
+        assert a.feedback_stats()["total"] == 0 and b.feedback_stats()["total"] == 1
+        assert b.result_share()[0]["results"] == 0 or all(r["file_name"] != "report_final_v2.pdf"
+                                                          for r in b.result_share())
+    finally:
+        a.close()
+        b.close()

@@ -85,3 +85,25 @@ def test_supabase_errors_become_store_errors(standin):
     store = Store(SupabaseTransport(url, "k"), "supabase")
     with pytest.raises(StoreError):
         store.rpc("no_such_function", {})
+
+
+def test_structured_questions_on_supabase_need_a_reader_login(standin, store):
+    """PostgREST (stand-in here) runs functions, never SQL text: without RAG_DB__READER_URL the question is refused
+    with the reason; with it, the SQL runs on that login, checked to be a reader."""
+    from rag.config import Settings
+    from rag.sqlguard import SqlRejected, run_readonly
+    from rag.store.reader import reader_url
+
+    url, _ = standin
+    sb = Store(SupabaseTransport(url, "k"), "supabase", Settings())
+    with pytest.raises(SqlRejected, match="RAG_DB__READER_URL"):
+        run_readonly(sb, "select count(*) from v_documents")
+    s = Settings()
+    s.db.reader_url = reader_url(store.transport.url, "rag_query")
+    sb = Store(SupabaseTransport(url, "k"), "supabase", s)
+    assert run_readonly(sb, "select count(*) as n from v_documents")[0]["n"] >= 0
+    s.db.reader_url = store.transport.url  # the superuser: refused, whatever the SQL
+    sb = Store(SupabaseTransport(url, "k"), "supabase", s)
+    with pytest.raises(SqlRejected, match="not a reader"):
+        run_readonly(sb, "select count(*) from v_documents")
+    sb.close()
