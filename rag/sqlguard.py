@@ -102,6 +102,13 @@ def _check_node(node: exp.Expression) -> None:
         raise SqlRejected(f"{_describe(node)} is not allowed")
     if isinstance(node, exp.DataType) and node.this not in _CAST_TYPES:
         raise SqlRejected(f"a value of type {node.sql(dialect='postgres')} is not allowed")
+    if isinstance(node, exp.DataTypeParam):  # char(10485760) pads a value to any size
+        lit = node.this
+        if not (isinstance(lit, exp.Literal) and lit.is_int and int(lit.name) <= 1000):
+            raise SqlRejected(f"type sizes above 1000 are not allowed ({node.sql(dialect='postgres')})")
+    if isinstance(node, exp.Array) and not all(isinstance(e, (exp.Literal, exp.Neg, exp.Null))
+                                               for e in node.expressions):
+        raise SqlRejected("ARRAY of anything but literals is not allowed")
     if isinstance(node, exp.Select):
         if node.args.get("locks"):
             raise SqlRejected("row locks (FOR UPDATE / SHARE) are not allowed")
@@ -120,6 +127,20 @@ def _check_node(node: exp.Expression) -> None:
         raise SqlRejected("LATERAL is not allowed")
 
 
+def _folded(name: str) -> str:
+    """A relation or CTE name as PostgreSQL resolves it, given that quoted names must be lower case already
+    (_check_identifiers): sqlglot compares names as written, PostgreSQL folds unquoted ones to lower case."""
+    return name.lower()
+
+
+def _check_identifiers(tree: exp.Expression) -> None:
+    """A quoted identifier with capitals names another object than the same word unquoted; refuse it, so that
+    every name compares the same way for the guard and for PostgreSQL."""
+    for ident in tree.find_all(exp.Identifier):
+        if ident.quoted and ident.name != ident.name.lower():
+            raise SqlRejected(f'the quoted name "{ident.name}" is not allowed; write names in lower case')
+
+
 def _check_relations(tree: exp.Expression) -> None:
     """Every relation is a reader view or a CTE visible in its own scope (a CTE of an inner query does not make
     the same name safe outside it)."""
@@ -129,11 +150,11 @@ def _check_relations(tree: exp.Expression) -> None:
     except Exception as exc:
         raise SqlRejected(f"the query's structure could not be analysed: {str(exc).splitlines()[0][:120]}") from exc
     for scope in scopes:
+        ctes = {_folded(k) for k in scope.cte_sources}
         for table in scope.tables:
             seen.add(id(table))
-            ident = table.this
-            name = ident.name if ident.quoted else ident.name.lower()  # as PostgreSQL folds it
-            if table.name in scope.cte_sources:
+            name = _folded(table.name)
+            if name in ctes:
                 continue
             if name not in ALLOWED_RELATIONS:
                 raise SqlRejected(f"relation {table.name!r} is not allowed; use {', '.join(sorted(VIEWS))}")
@@ -157,6 +178,7 @@ def _validate(tree: exp.Expression) -> None:
         raise SqlRejected(f"only SELECT is allowed, got {type(tree).__name__.upper()}")
     for node in tree.walk():
         _check_node(node)
+    _check_identifiers(tree)
     _check_relations(tree)
     _check_columns(tree)
 
@@ -188,12 +210,23 @@ def _with_limit(tree: exp.Expression, max_rows: int) -> exp.Expression:
 
 def check(sql: str, max_rows: int = MAX_ROWS) -> str:
     """The SQL to run (LIMIT added or lowered), or SqlRejected saying why."""
+    try:
+        return _check(sql, max_rows)
+    except RecursionError as exc:
+        raise SqlRejected("the SQL is nested too deeply") from exc
+
+
+def _check(sql: str, max_rows: int) -> str:
     if not sql or not sql.strip():
         raise SqlRejected("empty SQL")
     if "\x00" in sql:
         raise SqlRejected("NUL byte in SQL")
     if len(sql) > MAX_SQL_CHARS:
         raise SqlRejected(f"the SQL is longer than {MAX_SQL_CHARS} characters")
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SqlRejected("the SQL is not valid UTF-8 text") from exc
     tree = _parse_one(sql)
     _validate(tree)
     out = _with_limit(tree, max_rows).sql(dialect="postgres")
@@ -234,7 +267,16 @@ def _row(text: str) -> dict:
 
 def run_readonly(store, sql: str, timeout_ms: int | None = None, max_rows: int | None = None,
                  max_bytes: int | None = None) -> list[dict]:
-    """Checked SQL run read-only on the reader role's connection, within every cap."""
+    """Checked SQL run read-only on the reader role's connection, within every cap. Raises SqlRejected only."""
+    try:
+        return _run_readonly(store, sql, timeout_ms, max_rows, max_bytes)
+    except SqlRejected:
+        raise
+    except Exception as exc:  # whatever else: one line for the caller, never a traceback
+        raise SqlRejected(f"the query could not be run ({type(exc).__name__}: {str(exc)[:120]})") from exc
+
+
+def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None, max_bytes: int | None) -> list[dict]:
     import psycopg
 
     from rag.errors import StoreError

@@ -21,6 +21,9 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
+    -- a role may change its own defaults: start from none, then set ours
+    execute format('alter role %I reset all', p_role);
+    execute format('alter role %I in database %I reset all', p_role, current_database());
     execute format('alter role %I nosuperuser nocreatedb nocreaterole noreplication nobypassrls inherit '
                    'connection limit 16', p_role);
     execute format('grant rag_reader to %I', p_role);

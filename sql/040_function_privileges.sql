@@ -1,7 +1,7 @@
 -- Functions created after 032 were executable by PUBLIC: a schema's default privileges can only add to the
--- global default (EXECUTE for PUBLIC), never take it away. Take it away globally for the migrating role, and again
--- from every function of ours; service_role (the writer) may run all of them, as 032 intended.
-alter default privileges revoke execute on functions from public;
+-- global default (EXECUTE for PUBLIC), never take it away. Take it away from every function of ours (not from
+-- extensions' functions: pgvector's casts must stay executable by everyone); service_role (the writer) may run
+-- all of ours, as 032 intended. A later migration that adds a function revokes it itself (a test checks).
 do $$
 declare
     f record;

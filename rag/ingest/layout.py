@@ -56,6 +56,9 @@ class Row:
         return len(self.text.split())
 
 
+_RTL_CHAR = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic, Syriac, Thaana
+
+
 def lines_from_dict(page_dict: dict) -> list[Line]:
     """Lines of a page from get_text('dict'); spans far apart on one line become separate cells."""
     out: list[Line] = []
@@ -69,10 +72,12 @@ def lines_from_dict(page_dict: dict) -> list[Line]:
             if abs(ln.get("dir", (1, 0))[1]) > 0.5:  # vertical text (margins, rotated labels)
                 continue
             cells, cur, last_x0, last_x1 = [], "", None, None
+            rtl = any(_RTL_CHAR.search(s["text"]) for s in spans)
             for s in spans:
                 gap = 0.0
                 if last_x1 is not None:  # spans come in logical order: right to left in Hebrew or Arabic
-                    gap = s["bbox"][0] - last_x1 if s["bbox"][0] >= last_x0 - 1 else last_x0 - s["bbox"][2]
+                    leftward = rtl and s["bbox"][0] < last_x0 - 1
+                    gap = last_x0 - s["bbox"][2] if leftward else s["bbox"][0] - last_x1
                 currency = s["text"].strip() in {"$", "€", "£"} and cur.strip() not in {"", "$", "€", "£"}
                 if last_x1 is not None and (gap > max(6.0, s["size"] * 1.2) or (currency and gap > 1.0)):
                     cells.append(cur.strip())
@@ -112,9 +117,6 @@ def _join_cells(cells: list[str]) -> list[str]:
         else:
             out.append(c)
     return out
-
-
-_RTL_CHAR = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 
 
 def _mostly_rtl(parts: list[Line]) -> bool:

@@ -52,6 +52,16 @@ class Store:
             raise StoreError(f"cannot prepare the reader role of workspace {workspace!r} ({exc}); have an admin run "
                              f"`select ensure_workspace_reader('{workspace}')`, or set RAG_DB__READER_URL") from exc
 
+    def _restore_reader(self, role: str, password: str | None) -> None:
+        """Put the reader role's own settings (and password) back as the migration made them: a role may change
+        its own defaults and password, so the owner re-applies them whenever the app opens the reader pool."""
+        try:
+            self.rpc("configure_reader_role", {"p_role": role})
+            if password:
+                self.rpc("set_reader_password", {"p_role": role, "p_password": password})
+        except StoreError:
+            pass  # an owner without CREATEROLE: the login options still fix every setting that matters
+
     def reader(self) -> ReaderPool:
         """The pool that runs user- or model-written SQL, logged in as a reader role (rag/store/reader.py)."""
         with self._reader_lock:
@@ -61,7 +71,9 @@ class Store:
                     url = _secret(db.reader_url)
                 elif isinstance(self.transport, PostgresTransport):
                     password = _secret(db.reader_password) if db.reader_password else None
-                    url = reader_url(self.transport.url, self._reader_role(), password)
+                    role = self._reader_role()
+                    self._restore_reader(role, password)
+                    url = reader_url(self.transport.url, role, password)
                 else:
                     raise StoreError("structured (SQL) questions on Supabase need a direct login as the reader role: "
                                      "set RAG_DB__READER_URL to the project's Postgres connection string with the user "

@@ -48,20 +48,26 @@ def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR, lock_timeout_s: f
     """Apply pending migrations, each in its own transaction; return the names applied now."""
     applied_now = []
     path = None
+    locked = False
     try:
         _bootstrap(conn)
         for path in migration_files(sql_dir):
+            locked = False
             with conn.transaction():
                 conn.execute(f"set local lock_timeout = {int(lock_timeout_s * 1000)}")
                 conn.execute("lock table schema_migrations in exclusive mode")
+                locked = True
                 if conn.execute("select 1 from schema_migrations where name = %s", (path.name,)).fetchone():
                     continue
                 conn.execute(path.read_text())
                 conn.execute("insert into schema_migrations (name) values (%s)", (path.name,))
                 applied_now.append(path.name)
     except psycopg.errors.LockNotAvailable as exc:
-        raise StoreError(f"another process has held the migration lock for {lock_timeout_s:.0f} s; "
-                         "try again when it has finished") from exc
+        if not locked:
+            raise StoreError(f"another process has held the migration lock for {lock_timeout_s:.0f} s; "
+                             "try again when it has finished") from exc
+        raise StoreError(f"migration {path.name} waited {lock_timeout_s:.0f} s for a table another session is "
+                         f"using ({_one_line(exc)}); try again when it is idle") from exc
     except psycopg.errors.InsufficientPrivilege as exc:
         raise StoreError(f"this database role may not migrate the store: {_one_line(exc)}") from exc
     except psycopg.Error as exc:

@@ -55,6 +55,17 @@ def privilege_problems(row: dict) -> list[str]:
     return problems
 
 
+# The session settings every question runs under. Given at login they take precedence over the role's own
+# defaults, which the role itself could change (ALTER ROLE … SET is open to any role for itself).
+SESSION = {"default_transaction_read_only": "on", "standard_conforming_strings": "on", "client_encoding": "UTF8",
+           "search_path": "public,pg_temp", "work_mem": "4MB", "row_security": "on",
+           "idle_in_transaction_session_timeout": "10000", "lock_timeout": "2000"}
+
+
+def _options(statement_timeout_ms: int) -> str:
+    return " ".join(f"-c {k}={v}" for k, v in {"statement_timeout": str(int(statement_timeout_ms)), **SESSION}.items())
+
+
 class ReaderPool:
     """A small pool of reader-role connections, each reset before reuse."""
 
@@ -63,9 +74,7 @@ class ReaderPool:
 
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max_size, open=False, reset=self._reset, check=ConnectionPool.check_connection,
-            kwargs={"autocommit": True, "prepare_threshold": None,
-                    "options": f"-c statement_timeout={int(statement_timeout_ms)} -c default_transaction_read_only=on"
-                               " -c standard_conforming_strings=on"})
+            kwargs={"autocommit": True, "prepare_threshold": None, "options": _options(statement_timeout_ms)})
         try:
             self._pool.open(wait=True, timeout=15)
         except Exception as exc:

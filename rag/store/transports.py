@@ -41,7 +41,8 @@ def _workspace_name(name: str) -> str:
 
 APP_ROLE = "rag_app"
 # Store-wide administration: run as the login (the owner), not as the app role.
-OWNER_FUNCTIONS = {"ensure_workspace_reader", "set_reader_password", "reindex_begin", "reindex_texts", "reindex_write"}
+OWNER_FUNCTIONS = {"ensure_workspace_reader", "set_reader_password", "configure_reader_role", "reindex_begin",
+                   "reindex_texts", "reindex_write"}
 
 
 class PostgresTransport:

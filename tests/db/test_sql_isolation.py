@@ -135,6 +135,33 @@ def test_session_state_does_not_outlive_a_question(teams):
     assert teams.list_documents()  # the owner's connections were never touched
 
 
+def test_what_a_reader_changes_on_its_own_role_does_not_stick(store, settings):
+    """A role may ALTER its own defaults and password; the login options win over them, and the owner puts them
+    back whenever the app opens the reader pool."""
+    from rag.store import open_store
+
+    with _reader(store) as conn:
+        conn.execute("set default_transaction_read_only = off")
+        for sql in ("alter role rag_query set row_security = off", "alter role rag_query set work_mem = '1GB'",
+                    "alter role rag_query set client_encoding = 'SQL_ASCII'",
+                    "alter role rag_query set search_path = pg_temp", "alter role rag_query reset statement_timeout"):
+            conn.execute(sql)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # large objects persist: not for readers
+            conn.execute("select lo_from_bytea(0, 'x')")
+    st = open_store(settings)
+    try:
+        assert len(run_readonly(st, "select count(*) as n from v_documents")) == 1
+        with st.reader().connection() as conn:
+            assert conn.execute("show work_mem").fetchone()[0] == "4MB"
+            assert conn.execute("show row_security").fetchone()[0] == "on"
+        config = dict(c[0].split("=", 1) for c in _owner(store, "select unnest(setconfig) from pg_db_role_setting "
+                                                                "where setrole = 'rag_query'::regrole"))
+        assert config["work_mem"] == "4MB" and config["statement_timeout"] == "5s" and "row_security" not in config
+    finally:
+        st.close()
+        _owner(store, "select configure_reader_role('rag_query'), 1")
+
+
 def test_no_one_but_a_migrator_holds_the_migration_lock(store):
     from rag.store import migrations
 
