@@ -28,6 +28,8 @@ def main() -> int:
     ap.add_argument("--fb-store", required=True)
     ap.add_argument("--dev-store", required=True)
     ap.add_argument("--out", default=str(ROOT / "bench/results/retrieval.json"))
+    ap.add_argument("--as-owner", action="store_true", help="also run the system as the owner (no row-level "
+                    "security, the path before sql/041) in the same run, to compare quality and latency")
     a = ap.parse_args()
     emb = Embedder()
     out = {}
@@ -35,8 +37,17 @@ def main() -> int:
                                    ("dev", a.dev_store, "dev.jsonl")):
         s = Settings()
         s.db.data_dir = Path(store_dir)
-        rep = run_eval(open_store(s), emb, SHARED / "eval" / qfile, k=5, baseline=True, cfg=s.retrieval)
+        store = open_store(s)
+        rep = run_eval(store, emb, SHARED / "eval" / qfile, k=5, baseline=True, cfg=s.retrieval)
         out[name] = {"system": rep["system"], "baseline": rep["baseline"]}
+        if a.as_owner:
+            role, store.transport.app_role = store.transport.app_role, None
+            owner = run_eval(store, emb, SHARED / "eval" / qfile, k=5, baseline=False, cfg=s.retrieval)
+            store.transport.app_role = role
+            out[name]["system_as_owner"] = owner["system"]
+            print(f"\n{name}: as {role or 'the login'} vs as the owner (same store, same run)")
+            for key, v in rep["system"].items():
+                print(f"  {key:24} {v!s:>10} {owner['system'].get(key)!s:>10}")
         print(f"\n{name} (k=5)")
         print(f"{'metric':24} {'system':>8} {'baseline':>9} {'ratio':>6}")
         for key, v in rep["system"].items():

@@ -49,9 +49,14 @@ def test_anon_reads_shared_documents_only_and_cannot_write(two_workspaces):
     for sql in ("insert into documents (file_name, sha256, page_count, embedding_model) values ('x', 'x', 1, 'm')",
                 "delete from chunks", "update documents set title = 'x'", "select delete_document(1)",
                 "select ingest_document('{}'::jsonb, '[]'::jsonb, '[]'::jsonb)", "select reindex_begin('m', 384)",
-                "select add_feedback('q', 'a', '{}', 1)", "select * from feedback", "select * from document_files"):
+                "select add_feedback('q', 'a', '{}', 1)", "select * from feedback", "select * from query_log",
+                "select feedback_stats()", "select * from result_share(10)"):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             _as(s, "anon", sql)
+    # the original PDFs: only those of the documents anon may see (the cited page, sql/038)
+    files = {r[0] for r in _as(s, "anon", "select d.file_name from document_files f join documents d "
+                                          "on d.id = f.document_id")}
+    assert files <= {"paper.pdf"}
 
 
 def test_authenticated_sees_its_workspace_and_never_the_other(two_workspaces):
