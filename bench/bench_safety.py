@@ -279,6 +279,21 @@ def huge_page_memory(work: Path) -> dict:
         rss = [int(line.split()[1]) for line in r.stdout.splitlines() if line.startswith("RSS")]
         out[name] = {"peak_rss_mb": round(rss[0] / 1024) if rss else None, "size_kb": round(path.stat().st_size / 1024),
                      "traceback": "Traceback" in r.stderr}
+    # the OCR of that page alone (what ingestion does for a page without text), in a fresh process each
+    page_code = ("import resource, sys, pymupdf; from rag.ingest.pipeline import _ocr_page; "
+                 "doc = pymupdf.open(sys.argv[1]); _ocr_page(doc[0], 'rapidocr'); "
+                 "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    letter = pymupdf.open()
+    letter.new_page().insert_image(pymupdf.Rect(0, 0, 612, 792), stream=pix.tobytes("png"))
+    letter.save(work / "letter.pdf")
+    for name, path, pre in (("OCR of a letter-size image page", work / "letter.pdf", ""),
+                            ("OCR of the 6000-pt page, bounded", work / "poster.pdf", ""),
+                            ("OCR of the 6000-pt page, unbounded (the old path)", work / "poster.pdf", unbounded)):
+        r = subprocess.run([sys.executable, "-c", pre + page_code, str(path)], capture_output=True, text=True,
+                           cwd=ROOT, timeout=600)
+        rss = [int(line.split()[1]) for line in r.stdout.splitlines() if line.startswith("RSS")]
+        out[name] = {"peak_rss_mb": round(rss[0] / 1024) if rss else None, "size_kb": round(path.stat().st_size / 1024),
+                     "traceback": "Traceback" in r.stderr}
     return out
 
 

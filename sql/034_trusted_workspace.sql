@@ -3,8 +3,8 @@
 --      change it, so SQL text cannot move a reader to another workspace (null = the shared documents only);
 --   2. Supabase's API roles (anon, authenticated): the "workspace" claim of the JWT that PostgREST verified and
 --      put in request.jwt.claims (they have no other way in: PostgREST calls functions, it runs no SQL text);
---   3. the owner and service_role (the app's own connection): the app's setting rag.workspace (set from
---      RAG_DB__WORKSPACE when the connection opens), else the JWT claim.
+--   3. the owner, rag_app (041) and service_role (the app's own connection): the app's setting rag.workspace (set
+--      from RAG_DB__WORKSPACE when the connection opens), else the JWT claim.
 -- Any other role gets null: the shared documents.
 create or replace function current_workspace()
 returns text
@@ -17,7 +17,7 @@ as $$
             then (select r.workspace from reader_roles r where r.role_name = session_user::text)
         when current_user::text in ('anon', 'authenticated')
             then nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'workspace'
-        when current_user::text = 'service_role'
+        when current_user::text in ('service_role', 'rag_app')
             or pg_has_role(current_user, (select relowner from pg_class where oid = 'public.documents'::regclass),
                            'USAGE')
             then coalesce(nullif(current_setting('rag.workspace', true), ''),

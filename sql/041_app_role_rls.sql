@@ -1,8 +1,9 @@
 -- The app's own calls run under row-level security too. Every data call of the app (ingest, search, lists, files,
 -- feedback, the query log) runs as rag_app: SET LOCAL ROLE rag_app inside the call's transaction
 -- (rag/store/transports.py), so a team's app sees the shared documents and its own workspace's, and writes only its
--- own. Its workspace is the app's own setting rag.workspace (RAG_DB__WORKSPACE, set when the connection opens):
--- the app's connections never run SQL text from users or models (those run on a reader login, 033).
+-- own. Its workspace is the app's own setting rag.workspace (RAG_DB__WORKSPACE, set when the connection opens; see
+-- current_workspace() in 034): the app's connections never run SQL text from users or models (those run on a
+-- reader login, 033).
 -- Store-wide administration (migrations, re-indexing, reader roles) stays with the owner.
 do $$
 begin
@@ -18,26 +19,6 @@ $$;
 -- the question log and feedback belong to a workspace too (they hold a team's questions)
 alter table feedback add column if not exists workspace text default current_workspace();
 alter table query_log add column if not exists workspace text default current_workspace();
-
-create or replace function current_workspace()
-returns text
-language sql
-stable
-set search_path = public, pg_temp
-as $$
-    select case
-        when exists (select 1 from reader_roles r where r.role_name = session_user::text)
-            then (select r.workspace from reader_roles r where r.role_name = session_user::text)
-        when current_user::text in ('anon', 'authenticated')
-            then nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'workspace'
-        when current_user::text in ('service_role', 'rag_app')
-            or pg_has_role(current_user, (select relowner from pg_class where oid = 'public.documents'::regclass),
-                           'USAGE')
-            then coalesce(nullif(current_setting('rag.workspace', true), ''),
-                          nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'workspace')
-        else null
-    end;
-$$;
 
 do $$
 declare

@@ -3,6 +3,7 @@ and per-workspace isolation (sql/031, sql/032)."""
 
 import psycopg
 import pytest
+from roles import as_role
 
 
 @pytest.fixture
@@ -14,12 +15,7 @@ def two_workspaces(clean_store, ingest, pdfs):
     return clean_store
 
 
-def _as(store, role: str, sql: str, params=None, claims: str | None = None):
-    with store.transport.connection() as conn, conn.transaction():
-        if claims:
-            conn.execute("select set_config('request.jwt.claims', %s, true)", (claims,))
-        conn.execute(f"set local role {role}")
-        return conn.execute(sql, params).fetchall()
+_as = as_role
 
 
 def test_every_table_has_row_level_security(store):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from psycopg.rows import dict_row
+from roles import as_role
 from sql_attacks import all_wall_attacks
 
 from rag.errors import StoreError
@@ -24,13 +25,7 @@ def _owner(store, sql: str, params=None):
         return conn.execute(sql, params).fetchall()
 
 
-def _as(store, role: str, sql: str, params=None, claims: str | None = None):
-    """As Supabase's API roles, the way PostgREST calls: the verified JWT's claims set, then SET LOCAL ROLE."""
-    with store.transport.connection() as conn, conn.transaction():
-        if claims:
-            conn.execute("select set_config('request.jwt.claims', %s, true)", (claims,))
-        conn.execute(f"set local role {role}")
-        return conn.execute(sql, params).fetchall()
+_as = as_role
 
 
 @pytest.fixture
