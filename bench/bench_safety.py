@@ -200,7 +200,7 @@ def attacks(store, emb, settings, work: Path) -> dict:
             api(role, spoofs, b_claim)
         except psycopg.errors.InsufficientPrivilege:
             spoof_held += 1
-    team_b = store.rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    team_b = store.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
     for login in ("rag_query", team_b):
         for setup in ("set rag.workspace = 'team-a'", """set request.jwt.claims = '{"workspace": "team-a"}'""",
                       "set role rag_reader", "select 1"):

@@ -21,6 +21,9 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
+    if p_role <> 'rag_query' and not exists (select 1 from reader_roles where role_name = p_role) then
+        raise exception '% is not a reader role', p_role;
+    end if;
     -- a role may change its own defaults: start from none, then set ours
     execute format('alter role %I reset all', p_role);
     execute format('alter role %I in database %I reset all', p_role, current_database());
@@ -82,9 +85,9 @@ begin
     if not exists (select 1 from pg_roles where rolname = r) then
         execute format('create role %I login', r);
     end if;
-    perform configure_reader_role(r);
     insert into reader_roles (role_name, workspace) values (r, p_workspace)
     on conflict (role_name) do update set workspace = excluded.workspace;
+    perform configure_reader_role(r);
     return r;
 end;
 $$;

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 
 def reindex(store, embedder, batch: int = 256, progress=None) -> dict:
-    store.rpc("reindex_begin", {"p_model": embedder.model_name, "p_dim": embedder.dim})
+    store.admin_rpc("reindex_begin", {"p_model": embedder.model_name, "p_dim": embedder.dim})
     counts = {}
     for kind in ("chunks", "figures"):
         after, done = 0, 0
         while True:
-            rows = store.rpc("reindex_texts", {"p_kind": kind, "p_after_id": after, "p_batch": batch})
+            rows = store.admin_rpc("reindex_texts", {"p_kind": kind, "p_after_id": after, "p_batch": batch})
             if not rows:
                 break
             vecs = embedder.encode([r["text_to_embed"] for r in rows])
-            store.rpc("reindex_write", {"p_kind": kind, "items": [
+            store.admin_rpc("reindex_write", {"p_kind": kind, "items": [
                 {"id": r["id"], "embedding": [round(float(x), 7) for x in v]} for r, v in zip(rows, vecs)]})
             after = rows[-1]["id"]
             done += len(rows)

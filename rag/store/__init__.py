@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import Any
 
@@ -24,7 +25,12 @@ class Store:
 
     # -- plumbing -------------------------------------------------------------------------
     def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+        """The app's calls: as rag_app, under row-level security (shared documents and this app's workspace)."""
         return self.transport.rpc(fn, params or {})
+
+    def admin_rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+        """Store-wide administration (re-indexing, reader roles): as the login, never reachable through rpc()."""
+        return self.transport.rpc(fn, params or {}, owner=True)
 
     def migrate(self) -> list[str]:
         if not isinstance(self.transport, PostgresTransport):
@@ -37,7 +43,7 @@ class Store:
         self.transport.use_app_role()
         password = self.settings.db.reader_password
         if password:  # a Postgres that asks for passwords: the reader logs in with this one
-            self.rpc("set_reader_password", {"p_role": self._reader_role(), "p_password": _secret(password)})
+            self.admin_rpc("set_reader_password", {"p_role": self._reader_role(), "p_password": _secret(password)})
         return applied
 
     # -- structured questions ------------------------------------------------------------------
@@ -47,7 +53,7 @@ class Store:
         if not workspace:
             return SHARED_READER
         try:
-            return self.rpc("ensure_workspace_reader", {"p_workspace": workspace})
+            return self.admin_rpc("ensure_workspace_reader", {"p_workspace": workspace})
         except StoreError as exc:
             raise StoreError(f"cannot prepare the reader role of workspace {workspace!r} ({exc}); have an admin run "
                              f"`select ensure_workspace_reader('{workspace}')`, or set RAG_DB__READER_URL") from exc
@@ -56,9 +62,9 @@ class Store:
         """Put the reader role's own settings (and password) back as the migration made them: a role may change
         its own defaults and password, so the owner re-applies them whenever the app opens the reader pool."""
         try:
-            self.rpc("configure_reader_role", {"p_role": role})
+            self.admin_rpc("configure_reader_role", {"p_role": role})
             if password:
-                self.rpc("set_reader_password", {"p_role": role, "p_password": password})
+                self.admin_rpc("set_reader_password", {"p_role": role, "p_password": password})
         except StoreError:
             pass  # an owner without CREATEROLE: the login options still fix every setting that matters
 
@@ -85,7 +91,10 @@ class Store:
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
+            self._reader = None
         self.transport.close()
+        if self in _open:
+            _open.remove(self)
 
     # -- store facts ----------------------------------------------------------------------
     def store_info(self) -> dict:
@@ -192,6 +201,20 @@ class Store:
         return base64.b64decode(b64) if b64 else None
 
 
+_open: list[Store] = []
+
+
+def _close_all() -> None:
+    while _open:
+        try:
+            _open.pop().close()
+        except Exception:  # already closed, or the server is gone: nothing left to release
+            pass
+
+
+atexit.register(_close_all)
+
+
 def _secret(value) -> str:
     return value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
 
@@ -203,10 +226,12 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
     """
     db = settings.db
     if db.supabase_url and db.supabase_key:
-        return Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase", settings)
+        return _track(Store(SupabaseTransport(db.supabase_url, db.supabase_key.get_secret_value()), "supabase",
+                            settings))
     if db.url:
         store = Store(PostgresTransport(db.url, db.statement_timeout_ms, workspace=db.workspace), "postgres",
                       settings)
+        _track(store)
         if migrate:
             store.migrate()
         else:
@@ -214,8 +239,14 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
         return store
     store = Store(PostgresTransport(embedded_url(db.data_dir), db.statement_timeout_ms, workspace=db.workspace),
                   "embedded", settings)
+    _track(store)
     if migrate is not False:
         store.migrate()
     else:
         store.transport.use_app_role()
+    return store
+
+
+def _track(store: Store) -> Store:
+    _open.append(store)
     return store

@@ -59,7 +59,12 @@ def privilege_problems(row: dict) -> list[str]:
 # defaults, which the role itself could change (ALTER ROLE … SET is open to any role for itself).
 SESSION = {"default_transaction_read_only": "on", "standard_conforming_strings": "on", "client_encoding": "UTF8",
            "search_path": "public,pg_temp", "work_mem": "4MB", "row_security": "on",
-           "idle_in_transaction_session_timeout": "10000", "lock_timeout": "2000"}
+           "idle_in_transaction_session_timeout": "10000", "lock_timeout": "2000",
+           # what a value means: no defaults of the role's own choosing
+           "transform_null_equals": "off", "TimeZone": "UTC", "DateStyle": "ISO,MDY", "IntervalStyle": "postgres",
+           "extra_float_digits": "1", "bytea_output": "hex", "array_nulls": "on", "xmloption": "content",
+           "lc_monetary": "C", "lc_numeric": "C", "lc_time": "C", "default_text_search_config": "pg_catalog.english",
+           "enable_seqscan": "on", "jit": "off", "max_parallel_workers_per_gather": "0"}
 
 
 def _options(statement_timeout_ms: int) -> str:

@@ -40,9 +40,6 @@ def _workspace_name(name: str) -> str:
 
 
 APP_ROLE = "rag_app"
-# Store-wide administration: run as the login (the owner), not as the app role.
-OWNER_FUNCTIONS = {"ensure_workspace_reader", "set_reader_password", "configure_reader_role", "reindex_begin",
-                   "reindex_texts", "reindex_write"}
 
 
 class PostgresTransport:
@@ -105,15 +102,17 @@ class PostgresTransport:
             self._signatures[fn] = sig
         return sig
 
-    def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+    def rpc(self, fn: str, params: dict[str, Any] | None = None, owner: bool = False) -> Any:
+        """Call a SQL function: as rag_app under row-level security (the app's calls), or with owner=True as the
+        login itself (store-wide administration: migrations' helpers, re-indexing, reader roles)."""
         try:
-            return self._rpc(fn, params)
+            return self._rpc(fn, params, owner)
         except StoreError:
             raise
         except (psycopg.Error, PoolTimeout) as exc:  # the server went away, or no connection in time
             raise StoreError(f"{fn}() failed: the database is unreachable ({one_line(exc)})") from exc
 
-    def _rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+    def _rpc(self, fn: str, params: dict[str, Any] | None, owner: bool) -> Any:
         params = {k: v for k, v in (params or {}).items() if v is not None}
         with self._pool.connection() as conn:
             returns_set, argtypes = self._signature(conn, fn)
@@ -132,7 +131,7 @@ class PostgresTransport:
             sql = f"select * from {call}" if returns_set else f"select {call} as value"
             try:
                 with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-                    if self.app_role and fn not in OWNER_FUNCTIONS:
+                    if self.app_role and not owner:
                         cur.execute(f"set local role {self.app_role}")
                     cur.execute(sql, values)
                     rows = cur.fetchall()
@@ -210,7 +209,7 @@ class SupabaseTransport:
 
         self.client = create_client(url, key)
 
-    def rpc(self, fn: str, params: dict[str, Any] | None = None) -> Any:
+    def rpc(self, fn: str, params: dict[str, Any] | None = None, owner: bool = False) -> Any:
         body = {}
         for k, v in (params or {}).items():
             if v is None:

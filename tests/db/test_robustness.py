@@ -154,3 +154,9 @@ def test_right_to_left_text_keeps_its_words_and_order(tmp_path):
     doc.save(tmp_path / "rtl.pdf")
     _, _, _, first = parse_pdf(pymupdf.open(tmp_path / "rtl.pdf"), Settings())
     assert " ".join(first[0].split()) == he
+
+
+def test_the_cli_closes_its_connections(tmp_path):
+    for _ in range(3):  # an unclosed pool joined at interpreter exit printed "Exception ignored … RuntimeError"
+        r = _cli("ask", "--sql", "select count(*) as n from v_documents", RAG_DATA_DIR=str(tmp_path / "pg"))
+        assert r.returncode == 0 and "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr

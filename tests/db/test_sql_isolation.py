@@ -41,7 +41,7 @@ def teams(clean_store, ingest, pdfs):
 # -- the reader role's own privileges, from the catalog -------------------------------------------------------
 
 def test_reader_logins_cannot_become_anything_else(store):
-    team = store.rpc("ensure_workspace_reader", {"p_workspace": "team-x"})
+    team = store.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-x"})
     for role in ("rag_query", team):
         with _reader(store, role) as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(_PRIVILEGE_CHECK).fetchone()
@@ -230,7 +230,7 @@ def test_the_shared_reader_sees_shared_documents_whatever_it_sets(teams):
 
 
 def test_a_workspace_reader_sees_its_workspace_and_never_the_other(teams):
-    role = teams.rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    role = teams.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
     with _reader(teams, role) as conn:
         seen = {r[0] for r in conn.execute("select file_name from v_documents")}
         assert seen == {"paper.pdf", "esg.pdf"}
@@ -379,3 +379,59 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
     finally:
         a.close()
         b.close()
+
+
+def test_store_wide_administration_is_not_an_app_call(teams, settings):
+    b = _app(settings, "team-b")
+    try:
+        for fn, params in (("reindex_texts", {"p_kind": "chunks", "p_after_id": 0, "p_batch": 3}),
+                           ("reindex_begin", {"p_model": "evil", "p_dim": 3}),
+                           ("configure_reader_role", {"p_role": "service_role"}),
+                           ("ensure_workspace_reader", {"p_workspace": "team-a"}),
+                           ("set_reader_password", {"p_role": "rag_query", "p_password": "x"})):
+            with pytest.raises(StoreError, match="permission denied"):
+                b.rpc(fn, params)
+        with pytest.raises(StoreError, match="not a reader role"):  # not even the owner turns another role into one
+            b.admin_rpc("configure_reader_role", {"p_role": "service_role"})
+    finally:
+        b.close()
+    assert _owner(teams, "select count(*) from chunks where embedding is null")[0][0] == 0
+
+
+def test_a_teams_document_never_rewrites_the_links_among_shared_ones(clean_store, settings, embedder, pdfs):
+    from rag.ingest.pipeline import ingest_file
+
+    for key in ("10k_2020", "10k_2022"):  # two periods of one issuer, shared
+        assert ingest_file(pdfs[key], clean_store, embedder, settings).ok
+    shared = set(_owner(clean_store, "select source_id, target_id, relation from document_relations"))
+    assert len(shared) == 2
+    b = _app(settings, "team-b")
+    try:
+        assert ingest_file(pdfs["10k_2021"], b, embedder, b.settings).ok  # the year between, in team-b
+        mine = b.list_documents()
+        b_doc = next(d["document_id"] for d in mine if d["fiscal_year"] == 2021)
+        assert {r["relation"] for r in b.related_documents(b_doc)} == {"previous_period", "next_period"}
+    finally:
+        b.close()
+    after = set(_owner(clean_store, "select source_id, target_id, relation from document_relations"))
+    assert shared <= after  # the shared documents still link to each other
+    assert {r["document_id"] for r in clean_store.related_documents(min(s[0] for s in shared))} <= \
+        {s[1] for s in shared} | {s[0] for s in shared}
+
+
+def test_the_readers_own_defaults_never_change_what_a_value_means(store, settings):
+    from rag.store.reader import ReaderPool
+
+    with store.transport.connection() as conn:  # as a reader could do for itself, had it got past the guard
+        conn.execute("alter role rag_query set transform_null_equals = on")
+        conn.execute("alter role rag_query set timezone = 'Pacific/Kiritimati'")
+    try:
+        pool = ReaderPool(reader_url(store.transport.url, "rag_query"))
+        try:
+            with pool.connection() as conn:
+                assert conn.execute("show transform_null_equals").fetchone()[0] == "off"
+                assert conn.execute("show timezone").fetchone()[0] == "UTC"
+        finally:
+            pool.close()
+    finally:
+        _owner(store, "select configure_reader_role('rag_query'), 1")
