@@ -255,6 +255,11 @@ def attacks(store, emb, settings, work: Path) -> dict:
             "caps": caps, "state": state}
 
 
+# The child's own peak (VmHWM, in kB): getrusage's ru_maxrss would start from this process's peak, which a child
+# inherits across fork and exec on Linux.
+_HWM = ("print('RSS', next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')))")
+
+
 def huge_page_memory(work: Path) -> dict:
     """Peak memory of `rag ingest` on a 16 KB PDF whose one 6000-pt page holds a stretched image (OCR renders it),
     against a normal small filing in the same run."""
@@ -272,17 +277,15 @@ def huge_page_memory(work: Path) -> dict:
     for name, path, pre in (("normal 10-K", make_pdfs.make_10k(work / "normal.pdf"), ""),
                             ("6000-pt page, renders bounded", work / "poster.pdf", ""),
                             ("6000-pt page, renders unbounded (the old path)", work / "poster.pdf", unbounded)):
-        code = (pre + "import resource, sys; from rag.cli import main; rc = main(['ingest', sys.argv[1]]); "
-                "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        code = (pre + "import sys; from rag.cli import main; rc = main(['ingest', sys.argv[1]]); " + _HWM)
         r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
                            env=dict(os.environ, RAG_DATA_DIR=str(work / f"mem-store-{len(out)}")), timeout=900)
         rss = [int(line.split()[1]) for line in r.stdout.splitlines() if line.startswith("RSS")]
         out[name] = {"peak_rss_mb": round(rss[0] / 1024) if rss else None, "size_kb": round(path.stat().st_size / 1024),
                      "traceback": "Traceback" in r.stderr}
     # the OCR of that page alone (what ingestion does for a page without text), in a fresh process each
-    page_code = ("import resource, sys, pymupdf; from rag.ingest.pipeline import _ocr_page; "
-                 "doc = pymupdf.open(sys.argv[1]); _ocr_page(doc[0], 'rapidocr'); "
-                 "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    page_code = ("import sys, pymupdf; from rag.ingest.pipeline import _ocr_page; "
+                 "doc = pymupdf.open(sys.argv[1]); _ocr_page(doc[0], 'rapidocr'); " + _HWM)
     letter = pymupdf.open()
     letter.new_page().insert_image(pymupdf.Rect(0, 0, 612, 792), stream=pix.tobytes("png"))
     letter.save(work / "letter.pdf")
@@ -338,7 +341,7 @@ def main() -> int:
     for name, ok, n in rows:
         print(f"{name:66} {ok:>5} {n:>5}")
     for name, m in out["huge_page"].items():
-        print(f"peak RSS of `rag ingest`, {name} ({m['size_kb']} KB): {m['peak_rss_mb']} MB"
+        print(f"peak RSS, {name} ({m['size_kb']} KB file): {m['peak_rss_mb']} MB"
               + (" — TRACEBACK" if m["traceback"] else ""))
     print(f"same file uploaded twice at once → one document: {out['concurrency']['same_file_twice']}; "
           f"ingests cleanly after the kills: {out['kills']['ingests_cleanly_after']}")
