@@ -63,14 +63,12 @@ _FUNCTIONS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Round, exp.Abs,
 # The same kind of functions where sqlglot has no type for them (exp.Anonymous), by name.
 ANONYMOUS_FUNCTIONS = {"every", "age", "date_part", "now", "btrim", "ltrim", "rtrim", "strpos", "substr",
                        "ceiling", "sign", "trunc", "char_length", "to_char"}
-ALLOWED_FUNCTIONS = ANONYMOUS_FUNCTIONS | {c.__name__.lower() for c in _FUNCTIONS}
 _CAST_TYPES = {exp.DataType.Type[t] for t in ("INT", "BIGINT", "SMALLINT", "DECIMAL", "DOUBLE", "FLOAT", "TEXT",
                                                "VARCHAR", "CHAR", "DATE", "TIMESTAMP", "TIMESTAMPTZ", "INTERVAL",
                                                "BOOLEAN")}
 _DATE_UNIT = re.compile(r"(?i)(year|quarter|month|week|day|hour|minute|second|epoch|dow|doy|decade|century)s?")
 _ALLOWED_NODES = _STRUCTURE + _OPERATORS + _FUNCTIONS
 MAX_ROWS = 200
-MAX_BYTES = 1_000_000
 MAX_SQL_CHARS = 8000
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to a Command" is ours to report
 
@@ -280,6 +278,7 @@ def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None,
     import psycopg
 
     from rag.errors import StoreError
+    from rag.store.transports import one_line
 
     caps = store.settings.sql
     timeout_ms = int(timeout_ms or caps.timeout_ms)
@@ -314,8 +313,7 @@ def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None,
             except psycopg.errors.ProgramLimitExceeded as exc:
                 raise SqlRejected("the query builds a value too large for a question") from exc
             except psycopg.Error as exc:
-                first = (exc.diag.message_primary if exc.diag else None) or str(exc)
-                raise SqlRejected(f"the database refused the query: {first.splitlines()[0][:160]}") from exc
+                raise SqlRejected(f"the database refused the query: {one_line(exc)[:160]}") from exc
     except StoreError as exc:
         raise SqlRejected(str(exc)) from exc
     return rows

@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 
 from rag.errors import StoreError
+from rag.store.transports import one_line
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 _NAME = re.compile(r"^\d{3}_[a-z0-9_]+\.sql$")
@@ -24,12 +25,6 @@ def migration_files(sql_dir: Path = SQL_DIR) -> list[Path]:
     if len(set(numbers)) != len(numbers):
         raise RuntimeError(f"two migrations share a number in {sql_dir}: {numbers}")
     return files
-
-
-def _one_line(exc: BaseException) -> str:
-    diag = getattr(exc, "diag", None)
-    text = (getattr(diag, "message_primary", None) if diag else None) or str(exc)
-    return " ".join(text.split())[:300]
 
 
 def _bootstrap(conn: psycopg.Connection) -> None:
@@ -67,12 +62,12 @@ def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR, lock_timeout_s: f
             raise StoreError(f"another process has held the migration lock for {lock_timeout_s:.0f} s; "
                              "try again when it has finished") from exc
         raise StoreError(f"migration {path.name} waited {lock_timeout_s:.0f} s for a table another session is "
-                         f"using ({_one_line(exc)}); try again when it is idle") from exc
+                         f"using ({one_line(exc)}); try again when it is idle") from exc
     except psycopg.errors.InsufficientPrivilege as exc:
-        raise StoreError(f"this database role may not migrate the store: {_one_line(exc)}") from exc
+        raise StoreError(f"this database role may not migrate the store: {one_line(exc)}") from exc
     except psycopg.Error as exc:
         where = f"migration {path.name} failed" if path else "cannot prepare migrations"
-        raise StoreError(f"{where}: {_one_line(exc)}") from exc
+        raise StoreError(f"{where}: {one_line(exc)}") from exc
     return applied_now
 
 
