@@ -116,7 +116,7 @@ def bench_search(store_dir: Path, skip_ingest: bool) -> dict:
         with store.transport.connection() as conn:
             conn.execute("select id from chunks order by embedding <=> %s::vector limit 5", (lit,)).fetchall()
         cosine.append((time.perf_counter() - t) * 1000)
-    return {"documents": len(docs), "chunks": sum(d["chunks"] for d in docs), "queries": len(qs),
+    return {"documents": len(docs), "chunks": sum(d.chunks for d in docs), "queries": len(qs),
             "hybrid_p50_ms": statistics.median(hybrid), "hybrid_p95_ms": pct(hybrid, 95),
             "cosine_p50_ms": statistics.median(cosine), "cosine_p95_ms": pct(cosine, 95),
             "ratio_p50_hybrid_to_cosine": statistics.median(hybrid) / statistics.median(cosine)}

@@ -13,6 +13,7 @@ import os
 import streamlit as st
 
 from rag.config import RetrievalSettings, Settings, settings_from_env
+from rag.records import DocumentMeta
 
 CONFIDENCE_COLOURS = {"high": "green", "medium": "blue", "low": "orange", "insufficient_data": "red"}
 
@@ -97,11 +98,11 @@ def confidence_badge(confidence: str) -> None:
         st.markdown(f":{colour}[**{confidence.replace('_', ' ')}**]")
 
 
-def documents() -> list[dict]:
+def documents() -> list[DocumentMeta]:
     return get_store().list_documents()
 
 
-def library_or_stop() -> list[dict]:
+def library_or_stop() -> list[DocumentMeta]:
     """The documents; on an empty library a pointer to the Library page, and the page stops here."""
     docs = documents()
     if not docs:

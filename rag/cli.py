@@ -106,7 +106,7 @@ def cmd_ingest(args) -> int:
 
 
 def _filters(args):
-    from rag.ingest.metadata import company_key
+    from rag.domain import company_key
     from rag.retrieve.search import SearchFilters
 
     return SearchFilters(
@@ -136,7 +136,8 @@ def cmd_search(args) -> int:
     docs = store.list_documents()
     for q in questions:
         if args.raw:
-            out = hybrid_search(store, embedder, q, k=args.k or 5, filters=_filters(args)).to_json()
+            out = hybrid_search(store, embedder, q, k=args.k or 5, filters=_filters(args),
+                                cfg=settings.retrieval.raw).to_json()
         else:
             out = retrieve(store, embedder, q, cfg, filters=_filters(args), documents=docs).to_json(with_trace=args.trace)
         if args.json or args.questions_file or args.trace:
@@ -225,8 +226,8 @@ def cmd_ask(args) -> int:
         for e in a.evidence:
             print(f"[{e.marker}] {e.source}{'' if e.verified else '  (quote not verified)'}")
         for f in a.figures:
-            print(f"figure {f['figure_id']}: {f['document']} p.{f['page']} {f.get('caption') or ''} "
-                  f"(after paragraph {f['after_paragraph'] + 1})")
+            print(f"figure {f.figure_id}: {f.document} p.{f.page} {f.caption or ''} "
+                  f"(after paragraph {f.after_paragraph + 1})")
         for u in a.unsupported:
             print(f"{u.get('action', 'flagged')}: {u.get('sentence', '')[:80]} — {u['reason']}")
     if args.markdown:
@@ -240,16 +241,16 @@ def cmd_docs(args) -> int:
     store = _store(args, settings)
     docs = store.list_documents()
     if args.json:
-        print(json.dumps(docs, ensure_ascii=False, indent=1))
+        print(json.dumps([d.to_json() for d in docs], ensure_ascii=False, indent=1))
         return 0
     if not docs:
         print("no documents")
         return 0
     print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} {'ocr':>4}")
     for d in docs:
-        period = f"{d['fiscal_period'] or ''}{d['fiscal_year'] or ''}"
-        print(f"{d['document_id']:>4}  {d['file_name'][:40]:40} {(d['company'] or '')[:22]:22} {d['doc_type'][:22]:22} "
-              f"{period:>6} {d['page_count']:>5} {d['chunks']:>6} {d['figures']:>5} {d['ocr_pages']:>4}")
+        period = f"{d.fiscal_period or ''}{d.fiscal_year or ''}"
+        print(f"{d.document_id:>4}  {d.file_name[:40]:40} {(d.company or '')[:22]:22} {d.doc_type[:22]:22} "
+              f"{period:>6} {d.page_count:>5} {d.chunks:>6} {d.figures:>5} {d.ocr_pages:>4}")
     return 0
 
 

@@ -65,6 +65,73 @@ class IngestSettings(BaseModel):
                                "nothing of it is stored.")
 
 
+
+class CandidateSettings(BaseModel):
+    """How many passages the SQL search proposes, and how sub-searches add theirs."""
+    pool_min: int = Field(50, description="The SQL pool is at least this many chunks: reciprocal rank fusion needs "
+                          "depth on both lists, and 50 keeps one round trip under ~100 ms on 12k chunks.")
+    pool_factor: int = Field(2, description="The pool is this many times rerank_size, so the reranker can pull up a "
+                             "chunk the fused score ranked just outside what it sees.")
+    sub_search_share: float = Field(0.5, description="A sub-search (a named company, period or statement title) "
+                                    "adds this share of the pool: enough for its entity, never more than the "
+                                    "question's own search.")
+    statement_title_text_weight: float = Field(2.0, description="Full-text weight of the statement-title search: "
+                                               "the title words decide, not the question's meaning.")
+
+
+class FactorSettings(BaseModel):
+    """The numbers of the rerank factors that are not boosts of a named target (those are on RetrievalSettings)."""
+    recency_weight_latest: float = Field(1.0, description="Recency weight when the question asks for the latest: "
+                                         "the newest document must win.")
+    recency_weight_company: float = Field(0.5, description="Recency weight (at least) when a company is named "
+                                          "without a period: readers mean the current filing.")
+    statement_table_boost: float = Field(1.5, description="Extra multiple of statement_boost for the statement's own "
+                                         "table rows, so the statement outranks discussions of it.")
+    statement_table_share: float = Field(0.3, description="Share of lines that must be table rows for a chunk to be "
+                                         "the statement itself rather than text about it.")
+    boilerplate_factor: float = Field(0.8, description="Exhibits, signatures and subsidiary lists of a filing, "
+                                      "unless asked for: they match many questions' words and answer none.")
+    table_boost: float = Field(0.3, description="A question that wants a number: × (1 + this × share of table rows), "
+                               "since figures live in tables.")
+    short_chunk_words: int = Field(40, description="Chunks shorter than this are usually headings or fragments.")
+    short_chunk_factor: float = Field(0.75, description="Multiplier of a short chunk.")
+    long_chunk_words: int = Field(420, description="Chunks longer than this dilute the passage that answers.")
+    long_chunk_factor: float = Field(0.9, description="Multiplier of a long chunk.")
+    first_chunk_intro: float = Field(1.1, description="The first chunk (title, abstract) for a question about the "
+                                     "abstract or introduction.")
+    first_chunk_other: float = Field(0.85, description="The first chunk otherwise: a cover page rarely answers.")
+    early_position_bonus: float = Field(0.05, description="Up to this bonus for a chunk early in its document, where "
+                                        "summaries and key figures tend to be.")
+    text_rank_weight: float = Field(0.25, description="Relevance = cosine + this × full-text rank (0..1), so a short "
+                                    "question fully matched by a long passage is not cut by a diluted cosine.")
+    cross_encoder_base: float = Field(0.5, description="Final × (this + cross-encoder probability); chunks the "
+                                      "cross-encoder did not see get × this.")
+
+
+class SelectionSettings(BaseModel):
+    """Choosing the final chunks and figures from the ranked pool."""
+    near_duplicate_jaccard: float = Field(0.8, description="Word overlap (Jaccard) above which a chunk repeats one "
+                                          "already chosen (the same boilerplate in several filings).")
+    location_group_chunks: int = Field(3, description="Chunks of one page within this many positions are one place: "
+                                       "at most one of them is used.")
+    k_short: int = Field(3, description="Chunks for a short question (up to short_question_words, no statement).")
+    k_default: int = Field(5, description="Chunks for an ordinary question.")
+    k_compare: int = Field(7, description="Chunks for a comparison: each company or period needs room.")
+    short_question_words: int = Field(8, description="A question of at most this many words is short.")
+    compare_years: int = Field(2, description="More years than this named in one question make it a comparison.")
+    figure_pool_factor: int = Field(2, description="Figures fetched are this many times max_figures, before floors.")
+    linked_figure_bonus: float = Field(0.1, description="Sort bonus of a figure linked to a chosen chunk over one "
+                                       "that only resembles the question.")
+
+
+class RawSearchSettings(BaseModel):
+    """`search --raw`: the plain hybrid SQL search, no pipeline."""
+    candidates: int = Field(50, description="Candidates per list before fusion.")
+    figure_floor: float = Field(0.35, description="Minimum similarity of a figure not linked to a returned chunk.")
+    linked_figure_floor: float = Field(0.15, description="Minimum similarity of a linked figure (its chunk's rank "
+                                       "already vouches for it).")
+
+
 class RetrievalSettings(BaseModel):
     rerank: bool = Field(True, description="Rerank the SQL pool (metadata, recency, section, heuristics, "
                          "cross-encoder); off = the fused SQL score alone.")
@@ -94,6 +161,39 @@ class RetrievalSettings(BaseModel):
     max_figures: int = Field(3, description="Figures per answer at most.")
     figure_floor: float = Field(0.40, description="Minimum caption/context similarity for a figure not linked to a final chunk.")
     linked_figure_floor: float = Field(0.20, description="Minimum similarity for a figure linked to a final chunk.")
+    candidates: CandidateSettings = Field(default_factory=CandidateSettings)
+    factors: FactorSettings = Field(default_factory=FactorSettings)
+    selection: SelectionSettings = Field(default_factory=SelectionSettings)
+    raw: RawSearchSettings = Field(default_factory=RawSearchSettings)
+
+
+class AnswerSettings(BaseModel):
+    """The offline (extractive) answer: which sentences and table rows answer, and what confidence means."""
+    max_units: int = Field(4, description="Sentences or rows in an answer at most: an analyst reads the first few.")
+    per_chunk: int = Field(2, description="Units from one chunk at most, so one passage does not crowd out others.")
+    floor: float = Field(0.45, description="Score below which nothing answers (then 'Insufficient data').")
+    relative: float = Field(0.6, description="A unit must score this share of the best one.")
+    entity_floor_share: float = Field(0.5, description="In a comparison each named company or period's best unit "
+                                      "is kept down to this share of the floor.")
+    company_term_weight: float = Field(0.25, description="A company's own name inside its documents says little; in a "
+                                       "comparison it still tells which company a sentence is about.")
+    expansion_term_weight: float = Field(0.5, description="The filings' words for an analyst's term count half.")
+    year_bonus: float = Field(0.3, description="A unit naming the year asked.")
+    row_number_bonus: float = Field(0.3, description="A table row with a figure, for a question that wants a number.")
+    sentence_number_bonus: float = Field(0.15, description="A sentence with a figure, for a question that wants one.")
+    no_number_factor: float = Field(0.6, description="A unit without a figure, for a question that wants one.")
+    explain_bonus: float = Field(0.3, description="A sentence with causal words ('due to', 'driven by') for a "
+                                 "'why / what drove' question.")
+    other_period_factor: float = Field(0.5, description="A unit from another period's document that does not name "
+                                       "the period asked.")
+    rank_base: float = Field(0.6, description="A unit's score × (this + (1 − this) × its chunk's final score).")
+    position_step: float = Field(0.02, description="Per-position decay of units within a chunk (first ten).")
+    position_cap: int = Field(10, description="Positions after this one decay no further.")
+    high_relevance: float = Field(0.55, description="'high' confidence needs the best cited passage at least this "
+                                  "relevant (and every check passing).")
+    high_unit_score: float = Field(0.9, description="…and the best unit scoring at least this.")
+    medium_relevance: float = Field(0.40, description="'medium' needs every check passing and this relevance; "
+                                    "below it, 'low'.")
 
 
 class LLMSettings(BaseModel):
@@ -121,6 +221,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
     sql: SqlSettings = Field(default_factory=SqlSettings)
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rag.config import RetrievalSettings
 from rag.ingest.pdf import sha256_file
+from rag.records import FigureHit, Hit
 from rag.retrieve.pipeline import retrieve
 
 
@@ -21,7 +24,7 @@ def resolve_documents(store, questions: list[dict], questions_path: Path) -> dic
     """Gold document name → document id: by file name, else by content hash of the named corpus file
     (a byte-identical copy is stored once under its first name)."""
     docs = store.list_documents()
-    by_stem = {Path(d["file_name"]).stem: d["document_id"] for d in docs}
+    by_stem = {Path(d.file_name).stem: d.document_id for d in docs}
     out: dict[str, int] = {}
     corpus = Path(questions_path).resolve().parent.parent / "corpus"
     for q in questions:
@@ -46,27 +49,26 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def _judge(q: dict, rows: list[dict], figures: list[dict], refused: bool, names: dict[str, int],
-           newest_of: dict) -> dict:
+def _judge(q: dict, rows: Sequence[Hit], figures: Sequence[FigureHit], refused: bool, names: dict[str, int],
+           newest_of: set[int] | None) -> dict:
     gold_ids = {names[n] for n in q.get("docs", []) if n in names}
     gold_pages = {(names[n], p) for n, ps in (q.get("pages") or {}).items() if n in names for p in ps}
-    doc_hit = any(r["document_id"] in gold_ids for r in rows)
-    page_rank = next((i + 1 for i, r in enumerate(rows)
-                      if any((r["document_id"], p) in gold_pages for p in range(r["page_start"], r["page_end"] + 1))),
+    doc_hit = any(r.document_id in gold_ids for r in rows)
+    page_rank = next((i + 1 for i, r in enumerate(rows) if any((r.document_id, p) in gold_pages for p in r.pages)),
                      None)
     out = {"id": q["id"], "kind": q.get("kind"), "doc_hit": doc_hit, "page_hit": page_rank is not None,
            "rr": 1.0 / page_rank if page_rank else 0.0, "refused": refused,
-           "distinct_docs": len({r["document_id"] for r in rows}), "n_figures": len(figures)}
+           "distinct_docs": len({r.document_id for r in rows}), "n_figures": len(figures)}
     if q.get("section"):
-        out["section_hit"] = any(r["section_type"] == q["section"] and r["document_id"] in gold_ids for r in rows)
+        out["section_hit"] = any(r.section_type == q["section"] and r.document_id in gold_ids for r in rows)
     if q.get("figure"):
         g = q["figure"]
         gid = names.get(g["doc"])
-        out["figure_hit"] = any(f["document_id"] == gid and f["page"] == g["page"] for f in figures)
+        out["figure_hit"] = any(f.document_id == gid and f.page == g["page"] for f in figures)
     if q.get("kind") == "compare":
-        out["all_docs_hit"] = gold_ids <= {r["document_id"] for r in rows}
+        out["all_docs_hit"] = gold_ids <= {r.document_id for r in rows}
     if newest_of is not None:
-        out["newest_doc"] = bool(rows) and rows[0]["document_id"] in newest_of
+        out["newest_doc"] = bool(rows) and rows[0].document_id in newest_of
     return out
 
 
@@ -108,19 +110,19 @@ def run_eval(store, embedder, questions_path: Path, k: int = 5, baseline: bool =
         sys_lat.append((time.perf_counter() - t) * 1000)
         newest = None
         if r.intent.latest:
-            comp = [d for d in docs if not r.intent.companies or d.get("company_key") in r.intent.companies]
-            top = max((d.get("fiscal_year") or 0 for d in comp), default=0)
-            newest = {d["document_id"] for d in comp if (d.get("fiscal_year") or 0) == top}
+            comp = [d for d in docs if not r.intent.companies or d.company_key in r.intent.companies]
+            top = max((d.fiscal_year or 0 for d in comp), default=0)
+            newest = {d.document_id for d in comp if (d.fiscal_year or 0) == top}
         item = _judge(q, r.chunks, r.figures, r.refused, names, newest)
         item["latest"] = r.intent.latest
-        item["top"] = [(c["file_name"], c["page_start"]) for c in r.chunks]
+        item["top"] = [(c.file_name, c.page_start) for c in r.chunks]
         sys_items.append(item)
         if baseline:
             embedder._cache.clear()
             t = time.perf_counter()
             vec = embedder.encode_query(q["question"])
             lit = "[" + ",".join(f"{x:.7g}" for x in vec) + "]"
-            rows = store.rpc("match_chunks_cosine", {"query_embedding": lit, "match_count": k})
+            rows = [Hit.from_row(x) for x in store.rpc("match_chunks_cosine", {"query_embedding": lit, "match_count": k})]
             figs = store.match_figures(vec, match_count=3)
             base_lat.append((time.perf_counter() - t) * 1000)
             b = _judge(q, rows, figs, False, names, newest)
@@ -128,7 +130,7 @@ def run_eval(store, embedder, questions_path: Path, k: int = 5, baseline: bool =
             base_items.append(b)
         if progress:
             progress(i + 1, len(questions))
-    report = {"questions_file": str(questions_path), "k": k, "settings": cfg.model_dump(),
+    report: dict[str, Any] = {"questions_file": str(questions_path), "k": k, "settings": cfg.model_dump(),
               "system": _summary(sys_items, sys_lat), "per_question": sys_items}
     if baseline:
         report["baseline"] = _summary(base_items, base_lat)

@@ -9,7 +9,8 @@ from pages import confidence_badge, get_embedder, get_store, library_or_stop, se
 from rag.answer import answer
 from rag.answer.export import to_json, to_markdown, untrusted
 from rag.answer.suggest import follow_ups
-from rag.ingest.metadata import company_key
+from rag.domain import company_key
+from rag.records import DocumentMeta
 from rag.retrieve.search import SearchFilters
 
 
@@ -31,17 +32,17 @@ def _figure_png(figure_id: int) -> bytes | None:
     return get_store().figure_image(figure_id)
 
 
-def _filters(docs: list[dict]) -> SearchFilters:
+def _filters(docs: list[DocumentMeta]) -> SearchFilters:
     with st.expander("Filters"):
         c1, c2, c3, c4 = st.columns(4)
-        labels = {d["document_id"]: d["file_name"] for d in docs}
+        labels = {d.document_id: d.file_name for d in docs}
         ids = c1.multiselect("Documents", list(labels), format_func=labels.get, key="f_docs")
-        companies = sorted({d["company"] for d in docs if d.get("company")})
+        companies = sorted({d.company for d in docs if d.company})
         comp = c2.multiselect("Companies", companies, key="f_companies")
-        years = sorted({d["fiscal_year"] for d in docs if d.get("fiscal_year")})
+        years = sorted({d.fiscal_year for d in docs if d.fiscal_year})
         yr = c3.select_slider("Fiscal years", options=years, value=(years[0], years[-1]), key="f_years") \
             if len(years) > 1 else None
-        types = c4.multiselect("Types", sorted({d["doc_type"] for d in docs}), key="f_types")
+        types = c4.multiselect("Types", sorted({d.doc_type for d in docs}), key="f_types")
     narrowed = yr is not None and (yr[0] != years[0] or yr[1] != years[-1])
     return SearchFilters(document_ids=ids or None, companies=[company_key(c) for c in comp] or None,
                          year_min=yr[0] if narrowed else None, year_max=yr[1] if narrowed else None,
@@ -56,12 +57,11 @@ def render_answer(a, i: int) -> None:
         paras = a.paragraphs
         for p_i, para in enumerate(paras):
             st.markdown(untrusted(para))
-            for f in [f for f in a.figures if f["after_paragraph"] == p_i][:3]:
-                png = _figure_png(f["figure_id"])
+            for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
+                png = _figure_png(f.figure_id)
                 if png:
-                    st.image(png, caption=f"{f.get('caption') or 'Figure'} — {f['document']}, p. {f['page']}",
-                             width=520)
-                    st.caption(f"Why shown: {f.get('why_shown', '')}")
+                    st.image(png, caption=f"{f.caption or 'Figure'} — {f.document}, p. {f.page}", width=520)
+                    st.caption(f"Why shown: {f.why_shown}")
     c1, c2 = st.columns([1, 5])
     with c1:
         confidence_badge(a.confidence)

@@ -9,6 +9,7 @@ import streamlit as st
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
 from rag.answer import answer
 from rag.answer.export import untrusted
+from rag.retrieve.stages import Candidates, Threshold
 
 
 def _controls(side: str, llm: bool) -> dict:
@@ -37,13 +38,13 @@ def _run(question: str, knobs: dict) -> dict:
     s.retrieval = s.retrieval.model_copy(update={k: v for k, v in knobs.items() if k != "no_retrieval"})
     a = answer(get_store(), get_embedder(), question, s, use_llm=bool(s.llm.base_url))
     r = a.retrieval
-    stage = {x["stage"]: x for x in r.trace.stages} if r is not None else {}
+    found = r.trace.of(Candidates) if r is not None else None
+    kept = r.trace.of(Threshold) if r is not None else None
     return {"answer": a.answer, "confidence": a.confidence,
-            "found": (stage.get("candidates (hybrid SQL)") or {}).get("out") or 0,
-            "filtered": (stage.get("threshold") or {}).get("out") or 0,
+            "found": (found.n_out if found else 0) or 0, "filtered": (kept.n_out if kept else 0) or 0,
             "used": len(r.chunks) if r is not None else 0, "ms": (time.perf_counter() - t0) * 1000,
-            "chunks": [{"document": c["file_name"], "page": c["page_start"], "final": round(c.get("final", 0), 3),
-                        "cosine": round(c["cosine_similarity"], 3)} for c in (r.chunks if r is not None else [])]}
+            "chunks": [{"document": c.file_name, "page": c.page_start, "final": round(c.final, 3),
+                        "cosine": round(c.cosine_similarity, 3)} for c in (r.chunks if r is not None else [])]}
 
 
 def page() -> None:

@@ -11,14 +11,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages import documents, get_store, sidebar
+from rag.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _corpus(docs: list[dict]) -> None:
+def _corpus(docs: list[DocumentMeta]) -> None:
     st.subheader("Corpus")
-    rows = [{"document": d["file_name"], "type": d["doc_type"], "year": d.get("fiscal_year"), "pages": d["page_count"],
-             "chunks": d["chunks"], "figures": d["figures"], "OCR pages": d["ocr_pages"]} for d in docs]
+    rows = [{"document": d.file_name, "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
+             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages} for d in docs]
     st.dataframe(rows, hide_index=True, use_container_width=True)
     long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows for k in ("chunks", "figures",
                                                                                           "OCR pages")]
@@ -41,18 +42,18 @@ def _question(r) -> None:
                  "key terms": i.key_terms, "rewritten": i.rewritten}, expanded=False)
     with c2:
         st.markdown("**Pipeline**")
-        st.dataframe([{"stage": s["stage"], "in": s.get("in"), "out": s.get("out"), "ms": s["ms"]}
+        st.dataframe([{"stage": s.stage, "in": s.n_in, "out": s.n_out, "ms": s.ms}
                       for s in r.trace.stages], hide_index=True, use_container_width=True)
     st.markdown("**Top 10 candidates, every score**")
-    chosen = {c["chunk_id"] for c in r.chunks}
-    top = [{"used": "✓" if c["chunk_id"] in chosen else "", "document": c["file_name"], "page": c["page_start"],
-            "section": c["section_type"], "cosine": round(c["cosine_similarity"], 3),
-            "text rank": round(c["text_rank"], 3), "fused": round(c["fused_score"], 5),
-            **{k: round(v, 3) for k, v in c.get("factors", {}).items() if k != "fused_norm"},
-            "final": round(c.get("final", 0.0), 3)} for c in r.candidates[:10]]
+    chosen = {c.chunk_id for c in r.chunks}
+    top = [{"used": "✓" if c.chunk_id in chosen else "", "document": c.file_name, "page": c.page_start,
+            "section": c.section_type, "cosine": round(c.cosine_similarity, 3),
+            "text rank": round(c.text_rank, 3), "fused": round(c.fused, 5),
+            **{k: round(v, 3) for k, v in c.factors.items() if k != "fused_norm"},
+            "final": round(c.final, 3)} for c in r.candidates[:10]]
     st.dataframe(top, hide_index=True, use_container_width=True)
-    st.caption(f"Distinct documents in the answer: {len({c['document_id'] for c in r.chunks})} · distinct pages: "
-               f"{len({(c['document_id'], c['page_start']) for c in r.chunks})} · chunks: {len(r.chunks)}"
+    st.caption(f"Distinct documents in the answer: {len({c.document_id for c in r.chunks})} · distinct pages: "
+               f"{len({(c.document_id, c.page_start) for c in r.chunks})} · chunks: {len(r.chunks)}"
                + (f" · refused: {r.message}" if r.refused else ""))
 
 

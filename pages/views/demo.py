@@ -9,12 +9,14 @@ from pages import get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import answer
 from rag.answer.export import untrusted
 from rag.answer.suggest import example_questions
+from rag.retrieve.stages import Candidates, ScopeAndFilters
+from rag.retrieve.trace import StageTrace
 
 STEPS = ["Query understanding", "Candidates", "Filters", "Rerank", "Diversity", "Evidence", "Answer", "Citations"]
 
 
-def _stage(r, name: str) -> dict:
-    return next((s for s in r.trace.stages if s["stage"].startswith(name)), {"out": None, "ms": 0.0, "notes": {}})
+def _stage(r, kind: type) -> StageTrace:
+    return r.trace.of(kind) or StageTrace(kind.name, kind)
 
 
 def _show(step: int, a, r) -> None:
@@ -28,29 +30,29 @@ def _show(step: int, a, r) -> None:
         c[3].metric("Statement / section", (i.statement_words[:1] or i.target_sections[:1] or ["—"])[0])
     elif step == 1:
         st.markdown("Meaning (vector) and words (full text) each propose passages; the two lists are fused.")
-        s = _stage(r, "candidates")
-        st.metric("Candidate passages", s["out"], help=f"{s['ms']:.0f} ms")
-        st.dataframe([{"document": c["file_name"], "page": c["page_start"], "meaning": round(c["cosine_similarity"], 2),
-                       "words": round(c["text_rank"], 2)} for c in sorted(r.candidates, key=lambda c: -c["fused_score"])[:5]],
+        s = _stage(r, Candidates)
+        st.metric("Candidate passages", s.n_out, help=f"{s.ms:.0f} ms")
+        st.dataframe([{"document": c.file_name, "page": c.page_start, "meaning": round(c.cosine_similarity, 2),
+                       "words": round(c.text_rank, 2)} for c in sorted(r.candidates, key=lambda c: -c.fused)[:5]],
                      hide_index=True)
     elif step == 2:
-        s = _stage(r, "metadata")
-        det = (s.get("notes") or {}).get("detected") or {}
+        s = _stage(r, ScopeAndFilters)
+        det = s.notes.get("detected") or {}
         st.markdown("Detected entities become **filters** when the library has matching documents, else boosts.")
-        st.metric("Documents searched", s["out"])
+        st.metric("Documents searched", s.n_out)
         st.json(det or {"filters": "none"})
     elif step == 3:
         st.markdown("Passages are re-scored: year and company match, recency, the section or statement asked for, "
                     "tables for numbers.")
-        st.dataframe([{"document": c["file_name"], "page": c["page_start"], "final": round(c["final"], 3),
-                       **{k: round(v, 2) for k, v in c["factors"].items() if k in ("metadata", "recency", "section")}}
+        st.dataframe([{"document": c.file_name, "page": c.page_start, "final": round(c.final, 3),
+                       **{k: round(v, 2) for k, v in c.factors.items() if k in ("metadata", "recency", "section")}}
                       for c in r.candidates[:5]], hide_index=True)
     elif step == 4:
         st.markdown("Diversity keeps several places, never five chunks of one paragraph.")
         c = st.columns(3)
         c[0].metric("Passages used", len(r.chunks))
-        c[1].metric("Documents", len({x["document_id"] for x in r.chunks}))
-        c[2].metric("Pages", len({(x["document_id"], x["page_start"]) for x in r.chunks}))
+        c[1].metric("Documents", len({x.document_id for x in r.chunks}))
+        c[2].metric("Pages", len({(x.document_id, x.page_start) for x in r.chunks}))
     elif step == 5:
         st.markdown("The sentences and table rows that answer the question are picked from those passages.")
         for e in a.evidence:
@@ -60,9 +62,9 @@ def _show(step: int, a, r) -> None:
     elif step == 6:
         (st.warning if a.insufficient else st.markdown)(untrusted(a.answer))
         for f in a.figures[:1]:
-            png = get_store().figure_image(f["figure_id"])
+            png = get_store().figure_image(f.figure_id)
             if png:
-                st.image(png, caption=f.get("caption") or "Figure", width=480)
+                st.image(png, caption=f.caption or "Figure", width=480)
     elif step == 7:
         st.markdown("Every quote is checked against its passage and every number against the evidence it cites.")
         c = st.columns(3)

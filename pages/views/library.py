@@ -71,10 +71,10 @@ def page() -> None:
     if not docs:
         st.info("No documents yet: upload PDFs above, or run `python -m rag ingest FOLDER`.")
         return
-    rows = [{"id": d["document_id"], "file": d["file_name"], "company": d.get("company") or "",
-             "type": d.get("doc_type") or "other", "fiscal year": d.get("fiscal_year"),
-             "period": d.get("fiscal_period") or "", "pages": d["page_count"], "chunks": d["chunks"],
-             "figures": d["figures"], "OCR pages": d["ocr_pages"], "uploaded": str(d["uploaded_at"])[:16]}
+    rows = [{"id": d.document_id, "file": d.file_name, "company": d.company or "",
+             "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
+             "period": d.fiscal_period or "", "pages": d.page_count, "chunks": d.chunks,
+             "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16]}
             for d in docs]
     edited = st.data_editor(
         rows, key="library_table", hide_index=True, use_container_width=True,
@@ -93,7 +93,7 @@ def page() -> None:
         st.success("Saved.")
         st.rerun()
 
-    labels = {d["document_id"]: f"{d['document_id']} · {d['file_name']}" for d in docs}
+    labels = {d.document_id: f"{d.document_id} · {d.file_name}" for d in docs}
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Related documents** (same issuer, other periods)")

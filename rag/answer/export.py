@@ -17,13 +17,13 @@ def to_markdown(a: Answer, store=None, images: bool = True) -> str:
     paras = a.paragraphs or [a.answer]
     for i, p in enumerate(paras):
         out += [u(p), ""]
-        for f in [f for f in a.figures if f.get("after_paragraph") == i]:
-            caption = u(f.get("caption") or f"Figure on page {f['page']}")
-            png = store.figure_image(f["figure_id"]) if (store is not None and images) else None
+        for f in [f for f in a.figures if f.after_paragraph == i]:
+            caption = u(f.caption or f"Figure on page {f.page}")
+            png = store.figure_image(f.figure_id) if (store is not None and images) else None
             if png:
                 alt = caption.replace("[", "(").replace("]", ")")
                 out.append(f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
-            out += [f"*{caption} — {u(str(f['document']))}, p. {f['page']}*", ""]
+            out += [f"*{caption} — {u(str(f.document))}, p. {f.page}*", ""]
     out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {u('; '.join(a.reasons))}" if a.reasons else ""),
             ""]
     if a.evidence:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 
-from rag.answer.labels import document_label, source_label
+from rag.answer.labels import document_label
 from rag.answer.model import Evidence
+from rag.config import AnswerSettings
+from rag.domain import years_of
+from rag.records import Candidate
 from rag.retrieve.query import QueryIntent
-from rag.retrieve.rerank import years_of
 
 _STOP = set("""a an the of in on for to and or by with from at as is are was were be been being what which who whom
 how much many does did do has have had this that these those it its their there than then into over under per
@@ -36,23 +39,54 @@ def _stem(w: str) -> str:
     return w
 
 
-def units_of(chunk: dict) -> list[dict]:
+_PERIOD_CELL = re.compile(r"(fy\s*'?)?(19|20)\d{2}|fy\s*'?\d{2}|\w+\.? \d{1,2},? (19|20)\d{2}|q[1-4].*|"
+                          r"(three|six|nine|twelve) months.*", re.I)
+_CAUSAL = re.compile(r"\b(due to|driven by|primarily|because|result of|reflect\w*|offset|increase\w*|decrease\w*)\b",
+                     re.I)
+
+
+@dataclass
+class Unit:
+    """A sentence or a table row of a chunk; a row keeps its table's header row for its periods."""
+    text: str
+    kind: str  # sentence | row
+    header: str | None = None
+    score: float = 0.0
+    chunk: Candidate | None = field(default=None, repr=False)
+    rank: int = 0  # the chunk's rank
+    pos: int = 0  # the unit's position in its chunk
+
+    @property
+    def key(self) -> str:
+        return re.sub(r"\W+", " ", self.text.lower()).strip()
+
+    @property
+    def c(self) -> Candidate:
+        assert self.chunk is not None
+        return self.chunk
+
+
+def _is_period_header(s: str, cells: list[str]) -> bool:
+    filled = [c for c in cells[1:] if c]
+    periods = sum(bool(_PERIOD_CELL.fullmatch(c)) for c in filled)
+    return periods >= max(1, len(filled) - 1) and not re.search(r"\d,\d{3}|\$", s)
+
+
+def units_of(chunk: Candidate) -> list[Unit]:
     """Sentences and table rows of a chunk; a table row keeps the table's header row for its periods."""
-    out: list[dict] = []
+    out: list[Unit] = []
     header = None
-    for line in chunk["content"].splitlines():
+    for line in chunk.content.splitlines():
         s = line.strip()
         if not s:
             continue
         if " | " in s:
             cells = [c.strip() for c in s.split("|")]
-            period = r"(fy\s*'?)?(19|20)\d{2}|fy\s*'?\d{2}|\w+\.? \d{1,2},? (19|20)\d{2}|q[1-4].*|(three|six|nine|twelve) months.*"
-            if sum(bool(re.fullmatch(period, c, re.I)) for c in cells[1:] if c) >= max(1, len([c for c in cells[1:] if c]) - 1) \
-                    and not re.search(r"\d,\d{3}|\$", s):
+            if _is_period_header(s, cells):
                 header = s
                 continue
             if any(ch.isdigit() for ch in " ".join(cells[1:])):
-                out.append({"text": s, "kind": "row", "header": header})
+                out.append(Unit(s, "row", header))
             continue
         words = [w for w in s.split() if not w[:1].isdigit()]
         if not re.search(r"[.!?:;]$", s) and len(s.split()) <= 10 and \
@@ -60,123 +94,142 @@ def units_of(chunk: dict) -> list[dict]:
             continue  # a title line ("Acme Widgets Corporation and Subsidiaries"), not a statement
         for sent in _SENT.split(s):
             if len(sent.split()) >= 5 and not sent.rstrip().endswith(":"):  # "…the following table:" says nothing
-                out.append({"text": sent.strip(), "kind": "sentence", "header": None})
+                out.append(Unit(sent.strip(), "sentence"))
     return out
 
 
-def _render_row(u: dict) -> str:
-    cells = [c.strip() for c in u["text"].split("|")]
+def _render_row(u: Unit) -> str:
+    cells = [c.strip() for c in u.text.split("|")]
     label, values = cells[0], cells[1:]
-    head = [c.strip() for c in (u["header"] or "").split("|")][1:] if u["header"] else []
+    head = [c.strip() for c in (u.header or "").split("|")][1:] if u.header else []
     if head and len(head) == len(values):
         pairs = "; ".join(f"{h}: {v}" for h, v in zip(head, values) if v)
         return f"{label.rstrip(':')} — {pairs}"
     return f"{label.rstrip(':')}: " + " | ".join(v for v in values if v)
 
 
-def score_units(intent: QueryIntent, chunks: list[dict]) -> list[dict]:
-    # a company's own name says little inside its documents: it counts a quarter (it still tells, in a
-    # comparison, which company a sentence is about)
-    name_terms = {t for n in intent.company_names + intent.companies for t in _terms(n)}
-    q_terms = set(_terms(intent.rewritten)) - name_terms
-    n_terms = set(_terms(intent.rewritten)) & name_terms
-    x_terms = set(_terms(intent.text_query)) - q_terms  # the filings' words for the analyst's terms
-    years = {str(y) for y in intent.years}
-    scored = []
-    top_final = max((c.get("final", 0.0) for c in chunks), default=1.0) or 1.0
-    units = [(rank, c, pos, u, set(_terms(u["text"]))) for rank, c in enumerate(chunks)
-             for pos, u in enumerate(units_of(c))]
+@dataclass
+class _Terms:
+    """The question's terms: its own (weighted by rarity), the filings' words for them, and company names."""
+    question: set[str]
+    names: set[str]
+    expansion: set[str]
+    years: set[str]
+
+    @classmethod
+    def of(cls, intent: QueryIntent) -> _Terms:
+        # a company's own name says little inside its documents: it counts a quarter (it still tells, in a
+        # comparison, which company a sentence is about)
+        name_terms = {t for n in intent.company_names + intent.companies for t in _terms(n)}
+        q_terms = set(_terms(intent.rewritten)) - name_terms
+        return cls(q_terms, set(_terms(intent.rewritten)) & name_terms, set(_terms(intent.text_query)) - q_terms,
+                   {str(y) for y in intent.years})
+
+
+def _unit_score(u: Unit, words: set[str], t: _Terms, idf: dict[str, float], norm: float, intent: QueryIntent,
+                cfg: AnswerSettings, top_final: float) -> float:
+    """How well a unit answers: its matching terms by rarity, then the period, figures and causal words asked for."""
+    c = u.c
+    hit = sum(idf[w] for w in t.question & words) + cfg.expansion_term_weight * sum(idf[w] for w in t.expansion & words) \
+        + cfg.company_term_weight * sum(idf[w] for w in t.names & words)
+    if not hit:
+        return 0.0
+    s = hit / norm
+    text_years = set(re.findall(r"\b(?:19|20)\d{2}\b", u.text + " " + (u.header or "")))
+    if t.years and text_years & t.years:
+        s += cfg.year_bonus
+    has_number = bool(re.search(r"\d", re.sub(r"\b(19|20)\d{2}\b", "", u.text)))
+    if intent.wants_number:
+        if has_number:
+            s += cfg.row_number_bonus if u.kind == "row" else cfg.sentence_number_bonus
+        else:
+            s *= cfg.no_number_factor  # "how much" wants a figure
+    if intent.explain and u.kind == "sentence" and _CAUSAL.search(u.text):
+        s += cfg.explain_bonus
+    doc_years = {str(y) for y in years_of(c)}
+    if t.years and not (doc_years & t.years) and not (text_years & t.years):
+        s *= cfg.other_period_factor  # another period's document, and the unit does not name the period asked
+    s *= cfg.rank_base + (1 - cfg.rank_base) * (c.final / top_final)  # the chunk's own rank
+    s *= 1.0 - cfg.position_step * min(u.pos, cfg.position_cap)
+    return s
+
+
+def score_units(intent: QueryIntent, chunks: list[Candidate], cfg: AnswerSettings | None = None) -> list[Unit]:
+    cfg = cfg or AnswerSettings()
+    t = _Terms.of(intent)
+    top_final = max((c.final for c in chunks), default=1.0) or 1.0
+    units: list[tuple[Unit, set[str]]] = []
+    for rank, c in enumerate(chunks):
+        for pos, u in enumerate(units_of(c)):
+            u.chunk, u.rank, u.pos = c, rank, pos
+            units.append((u, set(_terms(u.text))))
     # a term in many of the retrieved units says little ("net", "company"): weight by inverse frequency
     df: dict[str, int] = {}
-    for *_, words in units:
+    for _, words in units:
         for w in words:
             df[w] = df.get(w, 0) + 1
     n = max(1, len(units))
     idf = {w: math.log(1 + n / d) for w, d in df.items()}
-    norm = math.sqrt(sum(idf.get(w, math.log(1 + n)) for w in q_terms) or 1.0)
-    for rank, c, pos, u, words in units:
-        if True:
-            hit = sum(idf[w] for w in q_terms & words) + 0.5 * sum(idf[w] for w in x_terms & words) \
-                + 0.25 * sum(idf[w] for w in n_terms & words)
-            if not hit:
-                continue
-            s = hit / norm
-            text_years = set(re.findall(r"\b(?:19|20)\d{2}\b", u["text"] + " " + (u["header"] or "")))
-            if years and text_years & years:
-                s += 0.3
-            has_number = bool(re.search(r"\d", re.sub(r"\b(19|20)\d{2}\b", "", u["text"])))
-            if intent.wants_number:
-                if has_number:
-                    s += 0.3 if u["kind"] == "row" else 0.15
-                else:
-                    s *= 0.6  # "how much" wants a figure
-            if intent.explain and u["kind"] == "sentence" and re.search(
-                    r"\b(due to|driven by|primarily|because|result of|reflect\w*|offset|increase\w*|decrease\w*)\b",
-                    u["text"], re.I):
-                s += 0.3
-            doc_years = {str(y) for y in years_of(c)}
-            if years and not (doc_years & years) and not (text_years & years):
-                s *= 0.5  # another period's document, and the unit does not name the period asked
-            s *= 0.6 + 0.4 * (c.get("final", 0.0) / top_final)  # the chunk's own rank
-            s *= 1.0 - 0.02 * min(pos, 10)
-            scored.append({**u, "score": s, "chunk": c, "rank": rank, "pos": pos})
-    scored.sort(key=lambda u: -u["score"])
+    norm = math.sqrt(sum(idf.get(w, math.log(1 + n)) for w in t.question) or 1.0)
+    scored = []
+    for u, words in units:
+        u.score = _unit_score(u, words, t, idf, norm, intent, cfg, top_final)
+        if u.score:  # no term of the question: not a candidate answer
+            scored.append(u)
+    scored.sort(key=lambda u: -u.score)
     return scored
 
 
-def compose(intent: QueryIntent, chunks: list[dict], max_units: int = 4, per_chunk: int = 2,
-            floor: float = 0.45, relative: float = 0.6) -> tuple[str, list[Evidence], list[dict]]:
-    """Answer markdown, evidence list and the chosen units. Empty answer when nothing clears the floor."""
-    scored = score_units(intent, chunks)
-    if not scored or scored[0]["score"] < floor:
-        return "", [], scored[:3]
-    best = scored[0]["score"]
-    chosen, per = [], {}
-    seen_text = set()
-    # a comparison: the best unit of each named company (or year) first, wherever it ranked
-    if len(intent.companies) > 1:
-        wanted = [lambda u, k=k: u["chunk"].get("company_key") == k for k in intent.companies]
-    elif intent.compare and len(intent.years) > 1:
-        wanted = [lambda u, y=y: y in years_of(u["chunk"])
-                  for y in intent.years]
-    else:
-        wanted = []
-    for pred in wanted:
-        u = next((u for u in scored if pred(u) and u["score"] >= 0.5 * floor), None)
-        if u is not None and u not in chosen:
-            chosen.append(u)
-            per[u["chunk"]["chunk_id"]] = per.get(u["chunk"]["chunk_id"], 0) + 1
-            seen_text.add(re.sub(r"\W+", " ", u["text"].lower()).strip())
-    for u in scored:
-        if u in chosen:
-            continue
-        if len(chosen) >= max_units or u["score"] < max(floor, relative * best):
-            break
-        cid = u["chunk"]["chunk_id"]
-        key = re.sub(r"\W+", " ", u["text"].lower()).strip()
-        if per.get(cid, 0) >= per_chunk or key in seen_text:
-            continue
-        per[cid] = per.get(cid, 0) + 1
-        seen_text.add(key)
+def _choose(intent: QueryIntent, scored: list[Unit], cfg: AnswerSettings) -> list[Unit]:
+    """Each named company's (or period's) best unit first, then the best units above the floors."""
+    best = scored[0].score
+    chosen: list[Unit] = []
+    per: dict[int, int] = {}
+    seen_text: set[str] = set()
+
+    def take(u: Unit) -> None:
         chosen.append(u)
-    # document order: by document, then page, then position in the chunk
-    first_doc = chosen[0]["chunk"]["document_id"]  # the best unit's document leads
-    chosen.sort(key=lambda u: (u["chunk"]["document_id"] != first_doc,
-                               u["chunk"]["file_name"], u["chunk"]["page_start"], u["chunk"]["chunk_index"], u["pos"]))
+        per[u.c.chunk_id] = per.get(u.c.chunk_id, 0) + 1
+        seen_text.add(u.key)
+
+    for e in intent.entities:  # a comparison: the best unit of each named company (or year), wherever it ranked
+        u = next((u for u in scored if e.covers(u.c) and u.score >= cfg.entity_floor_share * cfg.floor), None)
+        if u is not None and not any(u is x for x in chosen):
+            take(u)
+    for u in scored:
+        if any(u is x for x in chosen):
+            continue
+        if len(chosen) >= cfg.max_units or u.score < max(cfg.floor, cfg.relative * best):
+            break
+        if per.get(u.c.chunk_id, 0) >= cfg.per_chunk or u.key in seen_text:
+            continue
+        take(u)
+    return chosen
+
+
+def compose(intent: QueryIntent, chunks: list[Candidate], cfg: AnswerSettings | None = None
+            ) -> tuple[str, list[Evidence], list[Unit]]:
+    """Answer markdown, evidence list and the chosen units. Empty answer when nothing clears the floor."""
+    cfg = cfg or AnswerSettings()
+    scored = score_units(intent, chunks, cfg)
+    if not scored or scored[0].score < cfg.floor:
+        return "", [], scored[:3]
+    chosen = _choose(intent, scored, cfg)
+    # document order: by document, then page, then position in the chunk; the best unit's document leads
+    first_doc = chosen[0].c.document_id
+    chosen.sort(key=lambda u: (u.c.document_id != first_doc, u.c.file_name, u.c.page_start, u.c.chunk_index, u.pos))
     evidence: list[Evidence] = []
     paragraphs: list[list[str]] = []
     last_doc = None
     for u in chosen:
-        c = u["chunk"]
+        c = u.c
         marker = len(evidence) + 1
-        evidence.append(Evidence(marker=marker, document=document_label(c), file_name=c["file_name"],
-                                 document_id=c["document_id"], pages=list(range(c["page_start"], c["page_end"] + 1)),
-                                 chunk_id=c["chunk_id"], quote=u["text"], source=source_label(c), text=c["content"]))
-        text = _render_row(u) if u["kind"] == "row" else u["text"]
-        if c["document_id"] != last_doc:
+        evidence.append(Evidence.of(c, marker, quote=u.text))
+        text = _render_row(u) if u.kind == "row" else u.text
+        if c.document_id != last_doc:
             paragraphs.append([f"**{document_label(c)}**:"])
-            last_doc = c["document_id"]
-        paragraphs[-1].append(f"{text.rstrip('.')} [{marker}]." if u["kind"] == "sentence" else f"{text} [{marker}]")
+            last_doc = c.document_id
+        paragraphs[-1].append(f"{text.rstrip('.')} [{marker}]." if u.kind == "sentence" else f"{text} [{marker}]")
     md = "\n\n".join(" ".join(p) if len(p) <= 2 else p[0] + "\n" + "\n".join(f"- {x}" for x in p[1:])
-                     for p in paragraphs)
+                      for p in paragraphs)
     return md, evidence, chosen

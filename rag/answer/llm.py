@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from rag.config import LLMSettings
 from rag.errors import RagError
@@ -13,6 +14,30 @@ from rag.errors import RagError
 
 class LLMError(RagError):
     """The LLM could not answer (timeout, server error, unusable reply); the caller falls back."""
+
+
+class Rejected(Exception):
+    """The server refused the shape of the request (a response format, or tool calls, it does not support)."""
+
+
+@contextmanager
+def llm_errors(cfg: LLMSettings, rejected: tuple[type[Exception], ...] = (), shape_5xx: bool = False) -> Iterator[None]:
+    """The openai client's errors, mapped once: LLMError for a timeout, an unreachable server or an HTTP error;
+    Rejected for the kinds the caller names (and for 5xx when the request's shape may be the cause)."""
+    import openai
+
+    try:
+        yield
+    except openai.APITimeoutError as exc:
+        raise LLMError(f"the LLM did not answer within {cfg.timeout_s:.0f} s") from exc
+    except openai.APIConnectionError as exc:
+        raise LLMError(f"cannot reach the LLM server at {cfg.base_url}") from exc
+    except rejected as exc:
+        raise Rejected(str(exc)) from exc
+    except openai.APIStatusError as exc:
+        if exc.status_code >= 500 and shape_5xx:
+            raise Rejected(str(exc)) from exc
+        raise LLMError(f"the LLM server answered HTTP {exc.status_code}") from exc
 
 
 _FORMAT_CACHE: dict[str, str] = {}  # base_url → the response_format that worked
@@ -28,12 +53,14 @@ def make_client(cfg: LLMSettings):
 def _formats(cfg: LLMSettings, schema: dict | None) -> list[dict | None]:
     if cfg.response_format == "text" or schema is None:
         return [None]
-    js = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
-    jo = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
-    order = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}[cfg.response_format]
+    js: dict = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    jo: dict = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
+    orders: dict[str, list[dict | None]] = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}
+    order = orders[cfg.response_format]
     cached = _FORMAT_CACHE.get(cfg.base_url or "")
     if cfg.response_format == "auto" and cached:
-        order = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}[cached]
+        after: dict[str, list[dict | None]] = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}
+        order = after[cached]
     return order
 
 
@@ -48,33 +75,28 @@ def chat(cfg: LLMSettings, messages: list[dict], schema: dict | None = None,
         kwargs = dict(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         if fmt is not None:
             kwargs["response_format"] = fmt
-        try:
-            if on_token:
-                parts = []
-                for ev in client.chat.completions.create(stream=True, **kwargs):
-                    delta = ev.choices[0].delta.content if ev.choices and ev.choices[0].delta else None
-                    if delta:
-                        parts.append(delta)
-                        on_token(delta)
-                text = "".join(parts)
-            else:
-                r = client.chat.completions.create(**kwargs)
-                text = r.choices[0].message.content or ""
-            _FORMAT_CACHE[cfg.base_url or ""] = fmt["type"] if fmt else "text"
-            return text
-        except openai.APITimeoutError as exc:
-            raise LLMError(f"the LLM did not answer within {cfg.timeout_s:.0f} s") from exc
-        except openai.APIConnectionError as exc:
-            raise LLMError(f"cannot reach the LLM server at {cfg.base_url}") from exc
-        except openai.BadRequestError as exc:  # format not supported: try the next one
+        try:  # a format the server does not support (400, or 500 to json_schema on some servers): the next one
+            with llm_errors(cfg, (openai.BadRequestError,), shape_5xx=fmt is not None and fmt["type"] == "json_schema"):
+                text = _complete(client, kwargs, on_token)
+        except Rejected as exc:
             last = exc
             continue
-        except openai.APIStatusError as exc:
-            if exc.status_code >= 500 and fmt is not None and fmt["type"] == "json_schema":
-                last = exc  # some servers answer 500 to json_schema: try the next format
-                continue
-            raise LLMError(f"the LLM server answered HTTP {exc.status_code}") from exc
+        _FORMAT_CACHE[cfg.base_url or ""] = fmt["type"] if fmt else "text"
+        return text
     raise LLMError(f"the LLM server rejected every response format ({last})")
+
+
+def _complete(client, kwargs: dict, on_token: Callable[[str], None] | None) -> str:
+    if not on_token:
+        r = client.chat.completions.create(**kwargs)
+        return r.choices[0].message.content or ""
+    parts = []
+    for ev in client.chat.completions.create(stream=True, **kwargs):
+        delta = ev.choices[0].delta.content if ev.choices and ev.choices[0].delta else None
+        if delta:
+            parts.append(delta)
+            on_token(delta)
+    return "".join(parts)
 
 
 def parse_reply(text: str) -> dict:
@@ -116,7 +138,7 @@ def parse_reply(text: str) -> dict:
     for c in obj.get("citations") or []:
         if isinstance(c, dict):
             try:
-                cites.append({"marker": int(c.get("marker")), "quote": str(c.get("quote") or "")})
+                cites.append({"marker": int(c.get("marker")), "quote": str(c.get("quote") or "")})  # type: ignore[arg-type]
             except (TypeError, ValueError):
                 continue
     return {"answer": obj["answer"], "citations": cites, "inferred": str(obj.get("inferred") or ""),

@@ -4,6 +4,10 @@ paragraph they support, timings and the retrieval trace. `to_json()` is the stab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from rag.answer.labels import document_label, source_label
+from rag.records import Candidate, FigureHit
 
 
 @dataclass
@@ -19,10 +23,57 @@ class Evidence:
     text: str = ""  # the whole chunk (for verification and the prompt), not exported
     verified: bool = False
 
+    @classmethod
+    def of(cls, c: Candidate, marker: int, quote: str = "") -> Evidence:
+        """The evidence a chunk gives under a marker (the one place evidence is built from a chunk)."""
+        return cls(marker=marker, document=document_label(c), file_name=c.file_name, document_id=c.document_id,
+                   pages=c.pages, chunk_id=c.chunk_id, quote=quote, source=source_label(c), text=c.content)
+
     def to_json(self) -> dict:
         return {"marker": self.marker, "document": self.document, "file_name": self.file_name,
                 "document_id": self.document_id, "pages": self.pages, "chunk_id": self.chunk_id,
                 "source": self.source, "quote": self.quote, "verified": self.verified}
+
+
+@dataclass
+class PlacedFigure:
+    """A figure shown with an answer: after the paragraph that cites its chunk, with why it is shown."""
+    figure_id: int
+    document: str  # the readable label of its document
+    file_name: str
+    document_id: int
+    page: int
+    caption: str | None
+    chunk_id: int | None
+    after_paragraph: int
+    why_shown: str = ""
+
+    @classmethod
+    def of(cls, f: FigureHit, document: str, after_paragraph: int) -> PlacedFigure:
+        return cls(f.figure_id, document, f.file_name, f.document_id, f.page, f.caption, f.chunk_id, after_paragraph,
+                   f.why_shown)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"figure_id": self.figure_id, "document": self.document, "file_name": self.file_name,
+                "page": self.page, "caption": self.caption, "after_paragraph": self.after_paragraph,
+                "why_shown": self.why_shown}
+
+
+@dataclass
+class Step:
+    """One tool call of a plan: its arguments, milliseconds and a summary of what it returned."""
+    step: int
+    tool: str
+    args: dict[str, Any]
+    ms: float | None
+    summary: str
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"step": self.step, "tool": self.tool, "args": self.args}
+        if self.ms is not None:
+            out["ms"] = self.ms
+        out["summary"] = self.summary
+        return out
 
 
 @dataclass
@@ -33,11 +84,11 @@ class Answer:
     reasons: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     unsupported: list[dict] = field(default_factory=list)  # sentences flagged or dropped, with why
-    figures: list[dict] = field(default_factory=list)  # {figure_id, document, page, caption, after_paragraph, why}
+    figures: list[PlacedFigure] = field(default_factory=list)
     mode: str = "extractive"  # extractive | llm | llm-fallback | sql
     timings_ms: dict = field(default_factory=dict)
     trace: list[dict] = field(default_factory=list)
-    steps: list[dict] = field(default_factory=list)  # multi-step / tool calls
+    steps: list[Step] = field(default_factory=list)  # multi-step / tool calls
     numbers_total: int = 0
     numbers_verified: int = 0
     message: str | None = None
@@ -61,8 +112,7 @@ class Answer:
             "mode": self.mode,
             "evidence": [e.to_json() for e in self.evidence],
             "unsupported": self.unsupported,
-            "figures": [{k: f[k] for k in ("figure_id", "document", "file_name", "page", "caption", "after_paragraph",
-                                           "why_shown") if k in f} for f in self.figures],
+            "figures": [f.to_json() for f in self.figures],
             "numbers": {"total": self.numbers_total, "verified": self.numbers_verified},
             "timings_ms": self.timings_ms,
         }
@@ -71,7 +121,7 @@ class Answer:
         if self.rows is not None:
             out["rows"] = self.rows
         if self.steps:
-            out["steps"] = self.steps
+            out["steps"] = [s.to_json() for s in self.steps]
         if with_trace:
             out["trace"] = self.trace
         return out

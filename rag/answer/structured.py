@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 
-from rag.answer.model import Answer
+from rag.answer.model import Answer, Step
 from rag.config import Settings
 from rag.sqlguard import SqlRejected, run_readonly
 
@@ -58,7 +58,7 @@ def sql_answer(store, question: str, sql: str | None, settings: Settings) -> Ans
                           reasons=[str(exc)], mode="sql")
         m = re.search(r"```(?:sql)?\s*(.+?)```", text, re.S)
         sql = (m.group(1) if m else text).strip().rstrip(";")
-        steps.append({"step": 1, "tool": "text_to_sql", "args": {"question": question}, "summary": sql[:200]})
+        steps.append(Step(1, "text_to_sql", {"question": question}, None, sql[:200]))
     try:
         rows = run_readonly(store, sql)
     except SqlRejected as exc:

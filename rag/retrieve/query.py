@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.ingest.metadata import company_key
+from rag.domain import company_key, years_of
+from rag.records import DocumentMeta
 
 # The design brief's 7 intent categories → (target sections, related sections).
 INTENTS: list[tuple[re.Pattern, list[str], list[str]]] = [
@@ -123,6 +124,11 @@ FILING_SECTIONS: list[tuple[re.Pattern, str]] = [
 ]
 _FORWARD = re.compile(r"\b(forecast\w*|outlook|guidance|expect\w*|plan(s|ned|ning)?|anticipat\w*|project(ed|ing|s|ion)|"
                       r"target(s|ed|ing)?)\b", re.I)
+# A question that wants a figure (tables rank higher, units with numbers score higher) ...
+_WANTS_NUMBER = re.compile(r"\b(how much|how many|what (is|was|were) the (total|amount|value)|amount|ratio|margin|"
+                           r"percent|%|total|rate|in usd|in millions|in billions|average|growth|change)\b")
+# ... and one that asks for a quantity outright: an answer without a number is not an answer (confidence).
+_ASKS_QUANTITY = re.compile(r"\s*(how (much|many)|what (is|was|were) the (total|amount|number))", re.I)
 _QWORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 # Abbreviations analysts write that filings and reports spell out: never "specific terms".
 _GENERIC_ABBR = {
@@ -133,6 +139,19 @@ _GENERIC_ABBR = {
 }
 _SPECIFIC = re.compile(r"\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9-]*|[A-Z][A-Z0-9]{2,}[A-Za-z0-9-]*|[A-Za-z]+-\d[\w.]*|"
                        r"[A-Z][a-z]+\s\d{1,2}\b)")
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A named company or period that a complete answer must cover."""
+    company: str | None = None
+    year: int | None = None
+
+    def covers(self, c) -> bool:
+        """c: a candidate (or any record with company_key and year labels) about this company / period."""
+        if self.company is not None:
+            return c.company_key == self.company
+        return self.year in years_of(c)
 
 
 @dataclass
@@ -152,7 +171,8 @@ class QueryIntent:
     statement_words: list[str] = field(default_factory=list)
     key_terms: list[str] = field(default_factory=list)  # specific names/acronyms the evidence must contain
     text_query: str = ""  # the full-text query: the question plus the filings' words for its finance terms
-    wants_number: bool = False
+    wants_number: bool = False  # a figure is wanted: tables and units with numbers rank higher
+    asks_quantity: bool = False  # "how much / how many …": an answer without a number does not answer
     filing_sections: list[str] = field(default_factory=list)  # risk / business / mdna: a filing's parts
     forward: bool = False  # "forecasting for FY2023": next year's plans are in this year's report
     explain: bool = False  # "what drove / why": the narrative that explains, not the statement's table
@@ -162,6 +182,25 @@ class QueryIntent:
     @property
     def target_year(self) -> int | None:
         return max(self.years) if self.years else None
+
+    @property
+    def entities(self) -> list[Entity]:
+        """What a complete answer covers one by one: each named company, or in a comparison of periods each year.
+        The one rule behind sub-searches, the diversity pool, the chunks chosen, the plan and the answer's units."""
+        if len(self.companies) > 1:
+            return [Entity(company=c) for c in self.companies]
+        if self.compare and len(self.years) > 1:
+            return [Entity(year=y) for y in self.years]
+        return []
+
+    @property
+    def entity_pairs(self) -> list[Entity]:
+        """The same rule for a plan's sub-searches, which cover each named company in each compared year."""
+        if not self.entities:
+            return []
+        years: list[int | None] = list(self.years) if self.compare and len(self.years) > 1 else [None]
+        companies: list[str | None] = list(self.companies) or [None]
+        return [Entity(company=c, year=y) for c in companies for y in years]
 
     def to_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -188,23 +227,44 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
     """known_companies: company_key → display name, from the store. history: earlier user questions."""
     q = question.strip()
     intent = QueryIntent(question=q, rewritten=q)
-    history = [h for h in (history or []) if h.strip()]
-    if history and (_FOLLOWUP.search(q) or len(q.split()) <= 4):
-        prev = understand(history[-1], known_companies, history[:-1])
-        has_entity = any(p.search(q) for p, _, _ in _company_aliases(known_companies or {}))
-        if not has_entity or len(q.split()) <= 4:
-            # "and in 2021?" → the previous question with this turn's years / entities swapped in.
-            base = prev.rewritten
-            new_years = [int(y) for y in _YEAR.findall(q)]
-            if new_years:
-                base = _YEAR.sub(lambda m: "", base).strip()
-                base = re.sub(r"\s{2,}", " ", base)
-            intent.rewritten = f"{base} {q}".strip()
-            intent.followup = True
+    known = known_companies or {}
+    _complete_followup(intent, known, [h for h in (history or []) if h.strip()])
     text = intent.rewritten
-    low = text.lower()
+    _who_and_when(intent, text, known)
+    _what_part(intent, text)
+    intent.key_terms = key_terms(text, known)
+    extra = [words for pat, words in FINANCE_TERMS if pat.search(text)]
+    intent.text_query = " ".join([text] + extra)
+    intent.forward = bool(_FORWARD.search(text))
+    if intent.forward and intent.years:
+        # next year's plans are in this year's report: the year before is a target too (a weaker one)
+        intent.years = sorted(set(intent.years) | {min(intent.years) - 1})
+    intent.annual = bool(_HISTORY.search(text)) or bool(intent.years and not intent.quarters)
+    intent.wants_number = bool(_WANTS_NUMBER.search(text.lower()))
+    intent.asks_quantity = bool(_ASKS_QUANTITY.match(q))
+    return intent
 
-    for pat, key, name in _company_aliases(known_companies or {}):
+
+def _complete_followup(intent: QueryIntent, known: dict[str, str], history: list[str]) -> None:
+    """'and in 2021?' → the previous question with this turn's years / entities swapped in."""
+    q = intent.question
+    if not (history and (_FOLLOWUP.search(q) or len(q.split()) <= 4)):
+        return
+    prev = understand(history[-1], known, history[:-1])
+    has_entity = any(p.search(q) for p, _, _ in _company_aliases(known))
+    if has_entity and len(q.split()) > 4:
+        return
+    base = prev.rewritten
+    if _YEAR.findall(q):
+        base = _YEAR.sub(lambda m: "", base).strip()
+        base = re.sub(r"\s{2,}", " ", base)
+    intent.rewritten = f"{base} {q}".strip()
+    intent.followup = True
+
+
+def _who_and_when(intent: QueryIntent, text: str, known: dict[str, str]) -> None:
+    """Companies of the store, dates, fiscal years, quarters, document types, 'latest', comparisons."""
+    for pat, key, name in _company_aliases(known):
         if pat.search(text) and key not in intent.companies:
             intent.companies.append(key)
             intent.company_names.append(name)
@@ -219,14 +279,15 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
             intent.doc_types.append(dt)
     intent.latest = bool(_LATEST.search(text))
     intent.compare = bool(_COMPARE.search(text)) or len(intent.companies) > 1
+
+
+def _what_part(intent: QueryIntent, text: str) -> None:
+    """Target and related sections (papers), the financial statement named or implied, the filing's part."""
+    low = text.lower()
     for pat, targets, related in INTENTS:
         if pat.search(low):
-            for t in targets:
-                if t not in intent.target_sections:
-                    intent.target_sections.append(t)
-            for r in related:
-                if r not in intent.related_sections:
-                    intent.related_sections.append(r)
+            intent.target_sections += [t for t in targets if t not in intent.target_sections]
+            intent.related_sections += [r for r in related if r not in intent.related_sections]
     intent.related_sections = [r for r in intent.related_sections if r not in intent.target_sections]
     for pat, words in STATEMENTS:
         if pat.search(text):
@@ -236,19 +297,7 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
         for pat, words in IMPLIED_STATEMENTS:
             if pat.search(text):
                 intent.statement_words.extend(w for w in words if w not in intent.statement_words)
-    intent.key_terms = key_terms(text, known_companies or {})
-    extra = [words for pat, words in FINANCE_TERMS if pat.search(text)]
-    intent.text_query = " ".join([text] + extra)
     intent.filing_sections = [name for pat, name in FILING_SECTIONS if pat.search(text)]
-    intent.forward = bool(_FORWARD.search(text))
-    if intent.forward and intent.years:
-        # next year's plans are in this year's report: the year before is a target too (a weaker one)
-        intent.years = sorted(set(intent.years) | {min(intent.years) - 1})
-    intent.annual = bool(_HISTORY.search(text)) or bool(intent.years and not intent.quarters)
-    intent.wants_number = bool(re.search(r"\b(how much|how many|what (is|was|were) the (total|amount|value)|amount|"
-                                         r"ratio|margin|percent|%|total|rate|in usd|in millions|in billions|"
-                                         r"average|growth|change)\b", low))
-    return intent
 
 
 def _dates(text: str) -> list[str]:
@@ -290,13 +339,13 @@ def key_terms(text: str, known: dict[str, str]) -> list[str]:
     return out
 
 
-def known_companies_of(docs: list[dict]) -> dict[str, str]:
+def known_companies_of(docs: list[DocumentMeta]) -> dict[str, str]:
     out: dict[str, str] = {}
     for d in docs:
-        if d.get("company_key"):
-            out.setdefault(d["company_key"], d.get("company") or d["company_key"])
-        elif d.get("company"):
-            k = company_key(d["company"])
+        if d.company_key:
+            out.setdefault(d.company_key, d.company or d.company_key)
+        elif d.company:
+            k = company_key(d.company)
             if k:
-                out.setdefault(k, d["company"])
+                out.setdefault(k, d.company)
     return out

@@ -6,8 +6,11 @@ import atexit
 import threading
 from typing import Any
 
+import numpy as np
+
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
+from rag.records import Candidate, DocumentMeta, FigureHit, Hit
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -117,8 +120,8 @@ class Store:
     def document_by_sha256(self, sha256: str) -> int | None:
         return self.rpc("document_by_sha256", {"p_sha256": sha256})
 
-    def list_documents(self) -> list[dict]:
-        return self.rpc("list_documents")
+    def list_documents(self) -> list[DocumentMeta]:
+        return [DocumentMeta.from_row(r) for r in self.rpc("list_documents")]
 
     def delete_document(self, document_id: int) -> bool:
         return bool(self.rpc("delete_document", {"p_document_id": int(document_id)}))
@@ -131,20 +134,31 @@ class Store:
 
     # -- search ---------------------------------------------------------------------------
     def match_chunks(self, embedding, text: str, match_count: int = 10, candidate_count: int = 50,
-                     **filters) -> list[dict]:
+                     **filters) -> list[Hit]:
         params = {"query_embedding": list(map(float, embedding)), "query_text": text,
                   "match_count": int(match_count), "candidate_count": int(candidate_count)}
         for key, value in filters.items():
             if value not in (None, [], ()):
                 params[key] = value
-        return self.rpc("match_chunks", params)
+        return [Hit.from_row(r) for r in self.rpc("match_chunks", params)]
 
-    def match_figures(self, embedding, match_count: int = 5, chunk_ids=None, document_ids=None) -> list[dict]:
-        return self.rpc("match_figures", {
+    def match_figures(self, embedding, match_count: int = 5, chunk_ids=None, document_ids=None) -> list[FigureHit]:
+        rows = self.rpc("match_figures", {
             "query_embedding": list(map(float, embedding)), "match_count": int(match_count),
             "filter_chunk_ids": list(chunk_ids) if chunk_ids else None,
             "filter_document_ids": list(document_ids) if document_ids else None,
         })
+        return [FigureHit.from_row(r) for r in rows]
+
+    def chunk_embeddings(self, chunk_ids: list[int]) -> dict[int, np.ndarray]:
+        """The stored embedding of each chunk (for diversity), parsed here once: '[x,y,…]' text from SQL (or
+        JSON from PostgREST) → float32 vectors."""
+        rows = self.rpc("chunk_embeddings", {"p_ids": [int(i) for i in chunk_ids]})
+        return {int(r["chunk_id"]): _vector(r["embedding"]) for r in rows if r.get("embedding")}
+
+    def terms_missing(self, terms: list[str], document_ids: list[int] | None) -> list[str]:
+        """The terms no chunk of the given documents (None = every document) contains."""
+        return [r["term"] for r in self.rpc("terms_missing", {"p_terms": terms, "p_document_ids": document_ids})]
 
     # -- the app: feedback, query log, metadata corrections, original files ------------------
     def add_feedback(self, question: str, answer: str, chunk_ids: list[int], rating: int,
@@ -157,11 +171,11 @@ class Store:
         rows = self.rpc("feedback_stats")
         return rows[0] if rows else {"total": 0, "up": 0, "down": 0, "last_7_days": 0}
 
-    def log_query(self, question: str, chunks: list[dict], total_ms: float) -> int:
+    def log_query(self, question: str, chunks: list[Candidate], total_ms: float) -> int:
         return self.rpc("log_query", {"p_question": question,
-                                      "p_document_ids": [int(c["document_id"]) for c in chunks],
-                                      "p_chunk_ids": [int(c["chunk_id"]) for c in chunks],
-                                      "p_similarities": [float(c.get("cosine_similarity") or 0.0) for c in chunks],
+                                      "p_document_ids": [int(c.document_id) for c in chunks],
+                                      "p_chunk_ids": [int(c.chunk_id) for c in chunks],
+                                      "p_similarities": [float(c.cosine_similarity or 0.0) for c in chunks],
                                       "p_total_ms": float(total_ms)})
 
     def result_share(self, last: int = 100) -> list[dict]:
@@ -172,7 +186,7 @@ class Store:
 
     def update_document_metadata(self, document_id: int, company: str | None = None, fiscal_year: int | None = None,
                                  fiscal_period: str | None = None, doc_type: str | None = None) -> bool:
-        from rag.ingest.metadata import company_key
+        from rag.domain import company_key
 
         return bool(self.rpc("update_document_metadata", {
             "p_document_id": int(document_id), "p_company": company,
@@ -213,6 +227,12 @@ def _close_all() -> None:
 
 
 atexit.register(_close_all)
+
+
+def _vector(v: Any) -> np.ndarray:
+    if isinstance(v, str):  # pgvector's text form '[x,y,…]'
+        return np.array(v.strip("[]").split(","), dtype=np.float32)
+    return np.asarray(v, dtype=np.float32)
 
 
 def _secret(value) -> str:

@@ -71,12 +71,12 @@ def corpus_store(store, embedder, settings):
 def test_real_paper_esg_and_10k_ingest(corpus_store):
     store, results = corpus_store
     assert all(r.ok for r in results.values()), {k: r.error for k, r in results.items()}
-    docs = {d["file_name"]: d for d in store.list_documents()}
-    assert docs["acl2020_s2orc.pdf"]["doc_type"] == "research paper"
-    assert docs["kion_nonfinancial_report_2023.pdf"]["doc_type"] == "sustainability report"
-    assert docs["kion_nonfinancial_report_2023.pdf"]["fiscal_year"] == 2023
-    assert docs["AMD_2022_annualreport.pdf"]["doc_type"] == "10-K"
-    assert docs["AMD_2022_annualreport.pdf"]["fiscal_year"] == 2022
+    docs = {d.file_name: d for d in store.list_documents()}
+    assert docs["acl2020_s2orc.pdf"].doc_type == "research paper"
+    assert docs["kion_nonfinancial_report_2023.pdf"].doc_type == "sustainability report"
+    assert docs["kion_nonfinancial_report_2023.pdf"].fiscal_year == 2023
+    assert docs["AMD_2022_annualreport.pdf"].doc_type == "10-K"
+    assert docs["AMD_2022_annualreport.pdf"].fiscal_year == 2022
     with store.transport.connection() as conn:
         secs = dict(conn.execute("""select section_type, count(*) from chunks c join documents d on d.id = c.document_id
                                     where d.file_name = 'acl2020_s2orc.pdf' group by 1""").fetchall())
@@ -94,7 +94,7 @@ def test_search_finds_the_evidence_page(corpus_store, embedder, question, doc, p
 
     store, _ = corpus_store
     out = hybrid_search(store, embedder, question, k=5)
-    hits = [(r["file_name"], set(range(r["page_start"], r["page_end"] + 1))) for r in out.results]
+    hits = [(r.file_name, set(r.pages)) for r in out.results]
     assert any(f == doc and p & pages for f, p in hits), hits
 
 

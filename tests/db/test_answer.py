@@ -64,7 +64,7 @@ def test_comparison_plan_covers_each_company(acme, embedder):
     a = answer(acme, embedder, "Compare the purchases of property, plant and equipment of Acme Widgets and Globex "
                                "Industries in 2022")
     assert {e.document.split()[0] for e in a.evidence} >= {"Acme", "Globex"}
-    assert a.steps and a.steps[0]["tool"] == "search_chunks"
+    assert a.steps and a.steps[0].tool == "search_chunks"
 
 
 def test_llm_answer_is_verified_and_streamed(acme, embedder):
@@ -137,9 +137,9 @@ def test_tool_loop_records_every_step(acme, embedder, tmp_path):
     log = tmp_path / "steps.jsonl"
     with FakeLLM(script) as fake:
         a = answer(acme, embedder, Q, _llm(fake, tools=True, steps_log=log))
-    assert [s["tool"] for s in a.steps] == ["list_documents", "search_chunks", "run_sql", "answer_with_evidence"]
-    assert all("ms" in s and "summary" in s for s in a.steps)
-    assert '"n": 4' in a.steps[2]["summary"]
+    assert [s.tool for s in a.steps] == ["list_documents", "search_chunks", "run_sql", "answer_with_evidence"]
+    assert all(s.ms is not None and s.summary for s in a.steps)
+    assert '"n": 4' in a.steps[2].summary
     assert len(log.read_text().splitlines()) == 4
     assert a.mode == "llm" and a.evidence[0].verified and a.numbers_verified == a.numbers_total
 
@@ -168,7 +168,7 @@ def test_export_markdown_has_citations_quotes_pages_and_figures(acme, embedder):
     md = to_markdown(a, acme)
     assert "## Sources" in md and "[1] Acme Widgets 10-K" in md and "> " in md
     assert a.figures and "data:image/png;base64," in md
-    assert a.figures[0]["after_paragraph"] < len(a.paragraphs)
+    assert a.figures[0].after_paragraph < len(a.paragraphs)
 
 
 def test_collection_question_with_an_llm_becomes_checked_sql(acme, embedder):

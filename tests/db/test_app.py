@@ -27,7 +27,7 @@ def test_library_lists_documents_and_saves_a_correction(app, clean_store):
     assert app.get("file_uploader") and [s for s in app.selectbox if s.label == "Document"]
     clean_store.update_document_metadata(1, company="Acme Widgets Corp (restated)")
     app.run()
-    assert "Acme Widgets Corp (restated)" in {d["company"] for d in clean_store.list_documents()}
+    assert "Acme Widgets Corp (restated)" in {d.company for d in clean_store.list_documents()}
 
 
 def test_ask_answers_with_citations_feedback_and_follow_ups(app, clean_store):

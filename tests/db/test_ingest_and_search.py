@@ -10,13 +10,13 @@ def test_paper_sections_figure_and_search(clean_store, ingest, embedder, pdfs):
     assert res.ok, res.error
     assert res.chunks >= 4 and res.figures == 1 and res.pages == 2
     docs = clean_store.list_documents()
-    assert docs[0]["doc_type"] == "research paper"
+    assert docs[0].doc_type == "research paper"
     out = hybrid_search(clean_store, embedder, "How does accuracy change over training epochs?", k=3)
     top = out.results[0]
-    assert top["page_start"] == 2 and top["section_type"] == "results"
+    assert top.page_start == 2 and top.section_type == "results"
     fig = out.figures[0]
-    assert fig["page"] == 2 and fig["caption"].startswith("Figure 1")
-    assert fig["chunk_id"] in {r["chunk_id"] for r in out.results}  # linked to the results chunk
+    assert fig.page == 2 and fig.caption.startswith("Figure 1")
+    assert fig.chunk_id in {r.chunk_id for r in out.results}  # linked to the results chunk
     j = out.to_json()
     assert set(j) == {"query", "results", "figures", "timings_ms"}
     assert set(j["results"][0]) == {"document", "document_id", "chunk_id", "page", "pages", "section", "heading",
@@ -28,26 +28,26 @@ def test_10k_metadata_table_rows_vector_chart_and_relations(clean_store, ingest,
     for key in ("10k_2020", "10k_2021", "10k_2022"):
         r = ingest(pdfs[key])
         assert r.ok, r.error
-    docs = {d["fiscal_year"]: d for d in clean_store.list_documents()}
+    docs = {d.fiscal_year: d for d in clean_store.list_documents()}
     assert set(docs) == {2020, 2021, 2022}
     d22 = docs[2022]
-    assert d22["doc_type"] == "10-K" and d22["company"] == "Acme Widgets Corporation"
-    assert d22["figures"] == 1  # the vector bar chart; the table is not a figure
-    rel = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(d22["document_id"])}
+    assert d22.doc_type == "10-K" and d22.company == "Acme Widgets Corporation"
+    assert d22.figures == 1  # the vector bar chart; the table is not a figure
+    rel = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(d22.document_id)}
     assert rel == {("previous_period", 2021)}
-    rel21 = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(docs[2021]["document_id"])}
+    rel21 = {(r["relation"], r["fiscal_year"]) for r in clean_store.related_documents(docs[2021].document_id)}
     assert rel21 == {("previous_period", 2020), ("next_period", 2022)}
 
     out = hybrid_search(clean_store, embedder, "purchases of property, plant and equipment", k=5,
                         filters=SearchFilters(year_min=2022, year_max=2022))
-    assert out.results and all(r["fiscal_year"] == 2022 for r in out.results)
-    hit = next(r for r in out.results if "Purchases of property" in r["content"])
-    line = next(l for l in hit["content"].splitlines() if l.startswith("Purchases of property"))
+    assert out.results and all(r.fiscal_year == 2022 for r in out.results)
+    hit = next(r for r in out.results if "Purchases of property" in r.content)
+    line = next(l for l in hit.content.splitlines() if l.startswith("Purchases of property"))
     assert line == "Purchases of property, plant and equipment (PP&E) | (1,577) | (1,400) | (1,300)"
-    lines = hit["content"].splitlines()
+    lines = hit.content.splitlines()
     assert "(Millions) | 2022 | 2021 | 2020" in lines[: lines.index(line)]  # the header travels with the rows
-    assert "Form 10-K" not in hit["content"]  # the running footer is not content
-    assert hit["heading"].startswith("PART II")
+    assert "Form 10-K" not in hit.content  # the running footer is not content
+    assert hit.heading.startswith("PART II")
 
 
 def test_filters_that_match_nothing_return_nothing(clean_store, ingest, embedder, pdfs):
@@ -61,9 +61,9 @@ def test_esg_raster_chart_caption_and_ocr(clean_store, ingest, embedder, pdfs):
     assert r.ok and r.figures == 1
     out = hybrid_search(clean_store, embedder, "chart of renewable electricity share", k=3)
     f = out.figures[0]
-    assert f["caption"].startswith("Chart 3") and f["page"] == 2
-    assert "Renewable" in f["ocr_text"] or "renewable" in f["ocr_text"].lower()
-    png = clean_store.figure_image(f["figure_id"])
+    assert f.caption.startswith("Chart 3") and f.page == 2
+    assert "Renewable" in f.ocr_text or "renewable" in f.ocr_text.lower()
+    png = clean_store.figure_image(f.figure_id)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 

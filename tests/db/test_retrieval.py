@@ -6,6 +6,7 @@ from rag.config import RetrievalSettings
 from rag.retrieve.pipeline import dynamic_k, retrieve
 from rag.retrieve.query import understand
 from rag.retrieve.search import SearchFilters
+from rag.retrieve.stages import ScopeAndFilters
 
 
 @pytest.fixture
@@ -23,26 +24,26 @@ def filings(clean_store, ingest, pdfs, tmp_path):
 def test_the_year_in_the_question_wins(filings, embedder):
     for year, capex in ((2020, "1,300"), (2021, "1,400"), (2022, "1,577")):
         r = retrieve(filings, embedder, f"What were Acme Widgets' purchases of property, plant and equipment in {year}?")
-        assert r.chunks and r.chunks[0]["fiscal_year"] == year
-        assert capex in r.chunks[0]["content"]
-        stage = next(s for s in r.trace.stages if s["stage"] == "metadata filters")
-        assert stage["notes"]["detected"]["year"] == year
+        assert r.chunks and r.chunks[0].fiscal_year == year
+        assert capex in r.chunks[0].content
+        stage = r.trace.of(ScopeAndFilters)
+        assert stage.notes["detected"]["year"] == year
 
 
 def test_compare_question_gets_both_companies(filings, embedder):
     r = retrieve(filings, embedder, "Compare net sales of Acme Widgets and Globex Industries in 2022")
-    assert {c["company"] for c in r.chunks} >= {"Acme Widgets Corporation", "Globex Industries Incorporated"}
+    assert {c.company for c in r.chunks} >= {"Acme Widgets Corporation", "Globex Industries Incorporated"}
     assert dynamic_k(r.intent, RetrievalSettings()) == 7  # near-identical filings are then deduplicated
 
 
 def test_latest_prefers_the_newest_filing(filings, embedder):
     r = retrieve(filings, embedder, "What are the latest risk factors Acme Widgets reports?")
-    assert r.chunks[0]["fiscal_year"] == 2022
+    assert r.chunks[0].fiscal_year == 2022
 
 
 def test_follow_up_uses_the_conversation(filings, embedder):
     r = retrieve(filings, embedder, "and in 2021?", history=["What were Acme Widgets' net sales in 2022?"])
-    assert r.intent.followup and r.chunks[0]["fiscal_year"] == 2021
+    assert r.intent.followup and r.chunks[0].fiscal_year == 2021
 
 
 def test_explicit_filter_that_matches_nothing_says_so(filings, embedder):
@@ -62,11 +63,11 @@ def test_threshold_refuses_off_topic_questions(filings, embedder):
 
 def test_diversity_location_groups_and_per_document_cap(filings, embedder):
     r = retrieve(filings, embedder, "widgets demand and net sales growth", RetrievalSettings(k=7))
-    groups = [(c["document_id"], c["page_start"], c["chunk_index"] // 3) for c in r.chunks]
+    groups = [(c.document_id, c.page_start, c.chunk_index // 3) for c in r.chunks]
     assert len(groups) == len(set(groups))
     per_doc = {}
     for c in r.chunks:
-        per_doc[c["document_id"]] = per_doc.get(c["document_id"], 0) + 1
+        per_doc[c.document_id] = per_doc.get(c.document_id, 0) + 1
     assert max(per_doc.values()) <= 3
     off = retrieve(filings, embedder, "widgets demand and net sales growth", RetrievalSettings(k=7, diversity=False))
     assert len(off.chunks) == 7
@@ -75,24 +76,24 @@ def test_diversity_location_groups_and_per_document_cap(filings, embedder):
 def test_results_question_gets_results_chunks_and_its_figure(clean_store, ingest, embedder, pdfs):
     assert ingest(pdfs["paper"]).ok and ingest(pdfs["esg"]).ok
     r = retrieve(clean_store, embedder, "What results does the hybrid retriever achieve?")
-    assert r.chunks[0]["section_type"] == "results"
-    assert r.chunks[0]["factors"]["section"] == 2.0
+    assert r.chunks[0].section_type == "results"
+    assert r.chunks[0].factors["section"] == 2.0
     assert 1 <= len(r.figures) <= 3
     f = r.figures[0]
-    assert f["caption"].startswith("Figure 1") and f["chunk_id"] in {c["chunk_id"] for c in r.chunks}
-    assert f["why_shown"]
+    assert f.caption.startswith("Figure 1") and f.chunk_id in {c.chunk_id for c in r.chunks}
+    assert f.why_shown
 
 
 def test_no_figures_when_none_is_relevant(clean_store, ingest, embedder, pdfs):
     assert ingest(pdfs["paper"]).ok
     r = retrieve(clean_store, embedder, "Who are the authors and which references are cited?")
-    assert all(f["similarity"] >= 0.2 for f in r.figures)
+    assert all(f.similarity >= 0.2 for f in r.figures)
     assert len(r.figures) <= 3
 
 
 def test_trace_records_every_stage(filings, embedder):
     r = retrieve(filings, embedder, "Acme Widgets net sales 2022")
-    names = [s["stage"] for s in r.trace.stages]
+    names = [s.stage for s in r.trace.stages]
     assert names[:3] == ["query understanding", "metadata filters", "embed query"]
     assert {"candidates (hybrid SQL)", "rerank", "coverage", "threshold", "diversity", "figures"} <= set(names)
     j = r.to_json(with_trace=True)
@@ -125,8 +126,8 @@ def test_cross_encoder_path_with_a_tiny_local_model(filings, embedder, tmp_path)
     AutoTokenizer.from_pretrained(resolve_model_path("all-MiniLM-L6-v2")).save_pretrained(tmp_path / "ce")
     r = retrieve(filings, embedder, "Acme Widgets net sales 2022",
                  RetrievalSettings(cross_encoder=str(tmp_path / "ce"), threshold=0.0))
-    assert r.chunks and all(0.0 < c["factors"]["rerank"] < 1.0 for c in r.chunks)
-    assert all(c["relevance"] == c["factors"]["rerank"] for c in r.chunks)
+    assert r.chunks and all(0.0 < c.factors["rerank"] < 1.0 for c in r.chunks)
+    assert all(c.relevance == c.factors["rerank"] for c in r.chunks)
 
 
 def test_eval_reports_system_and_baseline(filings, embedder, tmp_path):
@@ -153,14 +154,14 @@ def test_named_statement_is_found_and_preferred(filings, embedder):
     r = retrieve(filings, embedder, "What were Acme Widgets' purchases of property, plant and equipment in 2022? "
                                     "Use the cash flow statement.")
     top = r.chunks[0]
-    assert "Purchases of property, plant and equipment (PP&E) | (1,577)" in top["content"]
-    assert "Consolidated Statement of Cash Flows" in top["heading"]  # the statement heads its sub-sections
-    assert top["factors"]["section"] > 1.6
+    assert "Purchases of property, plant and equipment (PP&E) | (1,577)" in top.content
+    assert "Consolidated Statement of Cash Flows" in top.heading  # the statement heads its sub-sections
+    assert top.factors["section"] > 1.6
     r = retrieve(filings, embedder, "What were Acme Widgets' total inventories at year end 2022? Use the balance sheet.")
-    assert "Inventories | 4,366" in r.chunks[0]["content"]
-    assert r.chunks[0]["heading"].endswith("Consolidated Balance Sheet")
-    boosted = [c for c in r.candidates if c["factors"]["section"] > 1.6]
-    assert boosted and all("Consolidated Balance Sheet" in c["heading"] for c in boosted)
+    assert "Inventories | 4,366" in r.chunks[0].content
+    assert r.chunks[0].heading.endswith("Consolidated Balance Sheet")
+    boosted = [c for c in r.candidates if c.factors["section"] > 1.6]
+    assert boosted and all("Consolidated Balance Sheet" in c.heading for c in boosted)
 
 
 def test_a_document_named_by_its_date_or_by_another_years_label(clean_store, ingest, embedder, pdfs, tmp_path):
@@ -170,11 +171,11 @@ def test_a_document_named_by_its_date_or_by_another_years_label(clean_store, ing
     release = make_pdfs.make_earnings_release(tmp_path / "acme_q4.pdf")
     res = ingest(release)
     assert res.ok and res.metadata["fiscal_year"] == 2022 and res.metadata["published_date"] == "2023-03-09"
-    docs = {d["file_name"]: d for d in clean_store.list_documents()}
-    assert docs["acme_q4.pdf"]["year_labels"] == [2022, 2023]
+    docs = {d.file_name: d for d in clean_store.list_documents()}
+    assert docs["acme_q4.pdf"].year_labels == (2022, 2023)
     # "FY2023" in the retailer's sense of "the year that ended in January 2023"
     r = retrieve(clean_store, embedder, "What drove Acme Widgets' comparable sales growth in FY2023?")
-    assert r.chunks[0]["file_name"] == "acme_q4.pdf"
+    assert r.chunks[0].file_name == "acme_q4.pdf"
     r = retrieve(clean_store, embedder, "What did Acme Widgets announce on March 9, 2023?")
-    assert {c["file_name"] for c in r.chunks} == {"acme_q4.pdf"}
-    assert next(s for s in r.trace.stages if s["stage"] == "metadata filters")["notes"]["detected"]["dates"]
+    assert {c.file_name for c in r.chunks} == {"acme_q4.pdf"}
+    assert r.trace.of(ScopeAndFilters).notes["detected"]["dates"]

@@ -358,16 +358,16 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
     assert teams.transport.app_role == "rag_app"
     a, b = _app(settings, "team-a"), _app(settings, "team-b")
     try:
-        assert {d["file_name"] for d in a.list_documents()} == {"paper.pdf", "report_final_v2.pdf"}
-        assert {d["file_name"] for d in b.list_documents()} == {"paper.pdf", "esg.pdf"}
-        assert {d["file_name"] for d in teams.list_documents()} == {"paper.pdf"}  # no workspace: the shared ones
+        assert {d.file_name for d in a.list_documents()} == {"paper.pdf", "report_final_v2.pdf"}
+        assert {d.file_name for d in b.list_documents()} == {"paper.pdf", "esg.pdf"}
+        assert {d.file_name for d in teams.list_documents()} == {"paper.pdf"}  # no workspace: the shared ones
         q = embedder.encode_query("What were the net sales and purchases of property, plant and equipment?")
         hits = b.match_chunks(q, "net sales purchases of property plant equipment widgets", 50, 50)
-        assert hits and "report_final_v2.pdf" not in {h["file_name"] for h in hits}
+        assert hits and "report_final_v2.pdf" not in {h.file_name for h in hits}
         out = retrieve(b, embedder, "What were Acme Widgets' net sales in 2022?", settings.retrieval)
-        assert "report_final_v2.pdf" not in {c["file_name"] for c in out.chunks}
-        a_doc = next(d["document_id"] for d in a.list_documents() if d["file_name"] == "report_final_v2.pdf")
-        paper = next(d["document_id"] for d in a.list_documents() if d["file_name"] == "paper.pdf")
+        assert "report_final_v2.pdf" not in {c.file_name for c in out.chunks}
+        a_doc = next(d.document_id for d in a.list_documents() if d.file_name == "report_final_v2.pdf")
+        paper = next(d.document_id for d in a.list_documents() if d.file_name == "paper.pdf")
         assert b.delete_document(a_doc) is False and b.document_file(a_doc) is None
         assert b.update_document_metadata(a_doc, company="Hijacked") is False
         assert a.delete_document(paper) is False  # shared: readable by every team, written by none of them
@@ -409,7 +409,7 @@ def test_a_teams_document_never_rewrites_the_links_among_shared_ones(clean_store
     try:
         assert ingest_file(pdfs["10k_2021"], b, embedder, b.settings).ok  # the year between, in team-b
         mine = b.list_documents()
-        b_doc = next(d["document_id"] for d in mine if d["fiscal_year"] == 2021)
+        b_doc = next(d.document_id for d in mine if d.fiscal_year == 2021)
         assert {r["relation"] for r in b.related_documents(b_doc)} == {"previous_period", "next_period"}
     finally:
         b.close()

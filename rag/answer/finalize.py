@@ -1,0 +1,110 @@
+"""The one finishing step of every answer, extractive or LLM: citation verification, the confidence policy,
+figure placement, and the refusal ("Insufficient data: …") with the nearest pages."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.answer.labels import document_label, pages_label
+from rag.answer.model import Answer, PlacedFigure
+from rag.answer.verify import verify
+from rag.config import AnswerSettings
+from rag.domain import years_of
+from rag.records import FigureHit
+from rag.retrieve.pipeline import Retrieval
+
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+
+
+def insufficient(r: Retrieval, why: str | None = None) -> Answer:
+    """The refusal, said plainly, with the nearest pages."""
+    near = r.nearest or r.candidates[:3] or r.chunks[:3]
+    where = "; ".join(dict.fromkeys(f"{document_label(c)} {pages_label(c.page_start, c.page_end)}" for c in near[:3]))
+    msg = why or r.message or "the retrieved passages do not answer the question"
+    msg = re.sub(r"^insufficient data:\s*", "", msg, flags=re.I)
+    text = f"Insufficient data: {msg}." + (f" Nearest pages: {where}." if where else "")
+    return Answer(question=r.question, answer=text, confidence="insufficient_data", reasons=[msg], message=r.message)
+
+
+@dataclass
+class Checks:
+    """What the confidence policy reads: the evidence's relevance and the verification's results."""
+    relevance: float  # the best cited passage's
+    threshold: float  # the retrieval's
+    numbers_total: int
+    numbers_verified: int
+    quotes_ok: bool
+    passages: int
+    documents: int
+    years_asked: bool
+    years_ok: bool
+    dropped: int  # unsupported sentences dropped (LLM)
+    asks_quantity: bool
+    best_unit: float  # the best extractive unit's score (1.0 for an LLM answer)
+
+
+def confidence_policy(ch: Checks, cfg: AnswerSettings) -> tuple[str, list[str]]:
+    """high / medium / low, with the reasons. Any failed check → low; then relevance and unit score decide."""
+    reasons = [f"best cited passage relevance {ch.relevance:.2f} (threshold {ch.threshold:.2f})"]
+    if ch.numbers_total:
+        reasons.append(f"{ch.numbers_verified} of {ch.numbers_total} numbers found in the cited evidence")
+    reasons.append("every quote found in its passage" if ch.quotes_ok else "some quotes not found in their passages")
+    reasons.append(f"{ch.passages} passage(s) from {ch.documents} document(s)")
+    if ch.years_asked:
+        reasons.append("the cited documents are of the year asked" if ch.years_ok else
+                       "no cited document is of the year asked")
+    if ch.dropped:
+        reasons.append(f"{ch.dropped} unsupported sentence(s) dropped")
+    no_number = ch.asks_quantity and not ch.numbers_total
+    if no_number:
+        reasons.append("the question asks for a number and the answer gives none")
+    all_ok = ch.quotes_ok and ch.numbers_verified == ch.numbers_total and ch.years_ok and not ch.dropped \
+        and not no_number
+    if all_ok and ch.relevance >= cfg.high_relevance and ch.best_unit >= cfg.high_unit_score:
+        return "high", reasons
+    if all_ok and ch.relevance >= cfg.medium_relevance:
+        return "medium", reasons
+    return "low", reasons
+
+
+def verify_and_score(a: Answer, r: Retrieval, cfg: AnswerSettings, unit_scores: list[float],
+                     dropped: int = 0) -> None:
+    """Verify every quote and number against the cited evidence, then set the confidence and its reasons."""
+    v = verify(a.answer, {e.marker: {"text": e.text, "quote": e.quote} for e in a.evidence})
+    for e in a.evidence:
+        e.verified = v.quotes_verified.get(e.marker, False)
+    a.numbers_total, a.numbers_verified = v.numbers_total, v.numbers_verified
+    if a.mode == "extractive":
+        a.unsupported += [{**u, "action": "flagged"} for u in v.unsupported]
+    cited = {e.chunk_id for e in a.evidence}
+    cited_chunks = [c for c in r.chunks if c.chunk_id in cited]
+    years_ok = True
+    if r.intent.years:
+        years_ok = bool({y for c in cited_chunks for y in years_of(c)} & set(r.intent.years))
+    a.confidence, reasons = confidence_policy(Checks(
+        relevance=max((c.relevance for c in cited_chunks), default=0.0), threshold=r.threshold or 0.0,
+        numbers_total=a.numbers_total, numbers_verified=a.numbers_verified,
+        quotes_ok=all(e.verified for e in a.evidence), passages=len(cited_chunks),
+        documents=len({c.document_id for c in cited_chunks}), years_asked=bool(r.intent.years), years_ok=years_ok,
+        dropped=dropped, asks_quantity=r.intent.asks_quantity, best_unit=max(unit_scores, default=1.0)), cfg)
+    a.reasons = reasons + a.reasons
+
+
+def place_figures(figures: list[FigureHit], a: Answer) -> list[PlacedFigure]:
+    """Each figure goes after the paragraph that cites its chunk, else after the paragraph of its document; a
+    figure of a document the answer does not cite is not shown."""
+    marker_para: dict[int, int] = {}
+    for i, p in enumerate(a.paragraphs):
+        for m in _MARKER.findall(p):
+            marker_para.setdefault(int(m), i)
+    chunk_para = {e.chunk_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
+    doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
+    out = []
+    for f in figures:
+        para = chunk_para.get(f.chunk_id) if f.chunk_id in chunk_para else doc_para.get(f.document_id)
+        if para is None:
+            continue
+        label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
+        out.append(PlacedFigure.of(f, label, para))
+    return out

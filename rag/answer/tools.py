@@ -1,0 +1,233 @@
+"""The tools a plan calls: small classes, each with a pydantic argument model (the LLM's JSON schema comes from
+it) and `run(ctx, args) -> str` (the text the LLM reads). The offline plan calls the same tools in a fixed order."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from rag.answer.labels import document_label
+from rag.answer.model import Evidence, Step
+from rag.config import Settings
+from rag.domain import company_key
+from rag.records import Candidate, DocumentMeta
+from rag.retrieve.pipeline import Retrieval, retrieve, sub_search
+from rag.retrieve.search import SearchFilters
+
+
+@dataclass
+class ToolContext:
+    """What the tools share for one question: the store, the model, the settings, the evidence gathered so far
+    (one marker per chunk) and the steps taken."""
+    store: Any
+    embedder: Any
+    settings: Settings
+    docs: list[DocumentMeta]
+    question: str
+    filters: SearchFilters | None = None
+    history: list[str] | None = None
+    tool_loop: bool = False  # the LLM's loop: its steps are always logged
+    evidence: list[Evidence] = field(default_factory=list)
+    markers: dict[int, int] = field(default_factory=dict)  # chunk id → marker
+    gathered: dict[int, Candidate] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    searches: dict[str, Retrieval] = field(default_factory=dict)  # the first retrieval of each query text
+    last: Retrieval | None = None
+
+    def search(self, query: str, filters: SearchFilters | None) -> Retrieval:
+        """The retrieval pipeline; a query already searched reuses its parsed question and embedding."""
+        first = self.searches.get(query)
+        if first is not None and first.state is not None:
+            r = sub_search(first, filters or SearchFilters())
+        else:
+            r = retrieve(self.store, self.embedder, query, self.settings.retrieval, filters, self.history,
+                         documents=self.docs)
+            self.searches[query] = r
+        self.last = r
+        return r
+
+    def cite(self, c: Candidate) -> Evidence:
+        """The evidence of a chunk, under its marker (a new one the first time)."""
+        self.gathered.setdefault(c.chunk_id, c)
+        if c.chunk_id not in self.markers:
+            self.markers[c.chunk_id] = len(self.evidence) + 1
+            self.evidence.append(Evidence.of(c, len(self.evidence) + 1))
+        return self.evidence[self.markers[c.chunk_id] - 1]
+
+    def record(self, tool: str, args: dict[str, Any], t0: float, summary: str) -> Step:
+        step = Step(len(self.steps) + 1, tool, args, round((time.perf_counter() - t0) * 1000, 1), summary)
+        self.steps.append(step)
+        log_step(self.settings, step, self.tool_loop)
+        return step
+
+
+def log_step(settings: Settings, step: Step, tool_loop: bool = False) -> None:
+    """Append a step to the steps log: the configured file, or (for the LLM tool loop, always logged) the file
+    llm_steps.jsonl in the data folder."""
+    path = settings.llm.steps_log or (Path(settings.db.data_dir) / "llm_steps.jsonl" if tool_loop else None)
+    if path:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with p.open("a") as f:
+            f.write(json.dumps(step.to_json(), default=str) + "\n")
+
+
+def summary(r: Retrieval) -> str:
+    docs = sorted({document_label(c) for c in r.chunks})
+    return f"{len(r.chunks)} passage(s) from {', '.join(docs[:4])}" if r.chunks else (r.message or "nothing found")
+
+
+class Tool:
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+
+    def run(self, ctx: ToolContext, args: Any) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        """The OpenAI tool definition, its parameters from the argument model."""
+        params = _untitled(cls.Args.model_json_schema())
+        return {"type": "function", "function": {"name": cls.name, "description": cls.description,
+                                                 "parameters": params}}
+
+
+def _untitled(schema: Any) -> Any:
+    """pydantic's schema without the 'title' keys (noise in a prompt)."""
+    if isinstance(schema, dict):
+        return {k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
+
+
+class SearchChunksArgs(BaseModel):
+    query: str = Field(description="what to look for, in the documents' words")
+    company: str | None = Field(None, description="company name, optional")
+    year: int | None = Field(None, description="fiscal year, optional")
+    document_ids: list[int] | None = Field(None, description="only these documents, optional")
+
+
+class SearchChunks(Tool):
+    name, description, Args = "search_chunks", "Hybrid search over the documents' passages.", SearchChunksArgs
+
+    def run(self, ctx: ToolContext, args: SearchChunksArgs) -> str:
+        f = SearchFilters()
+        if args.company:
+            f.companies = [company_key(args.company) or args.company]
+        if args.year:
+            f.year_min = f.year_max = int(args.year)
+        if args.document_ids:
+            f.document_ids = [int(x) for x in args.document_ids]
+        r = ctx.search(args.query or ctx.question, f if (f.companies or f.year_min or f.document_ids) else ctx.filters)
+        lines = []
+        for c in r.chunks:
+            e = ctx.cite(c)
+            lines.append(f"[{e.marker}] {e.source}\n{e.text}")
+        return "\n\n".join(lines) or (r.message or "no passages")
+
+
+class SearchFiguresArgs(BaseModel):
+    query: str = Field(description="the chart or figure wanted")
+
+
+class SearchFigures(Tool):
+    name, description, Args = "search_figures", "Charts and figures matching a description.", SearchFiguresArgs
+
+    def run(self, ctx: ToolContext, args: SearchFiguresArgs) -> str:
+        figs = ctx.store.match_figures(ctx.embedder.encode_query(args.query or ctx.question), match_count=5)
+        return json.dumps([{"figure_id": f.figure_id, "document_id": f.document_id, "page": f.page,
+                            "caption": f.caption} for f in figs])
+
+
+class RelatedArgs(BaseModel):
+    document_id: int
+    depth: int = Field(3, description="how many periods away, at most 3")
+
+
+class GetRelatedDocuments(Tool):
+    name, description, Args = ("get_related_documents", "Previous / next periods of a document (depth up to 3).",
+                               RelatedArgs)
+
+    def run(self, ctx: ToolContext, args: RelatedArgs) -> str:
+        return json.dumps(self.related(ctx, args.document_id, min(3, args.depth)), default=str)
+
+    @staticmethod
+    def related(ctx: ToolContext, document_id: int, depth: int) -> list[dict[str, Any]]:
+        return ctx.store.related_graph(document_id, depth)
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+class ListDocuments(Tool):
+    name, description, Args = ("list_documents", "Every document with company, type, fiscal year and counts.",
+                               NoArgs)
+
+    def run(self, ctx: ToolContext, args: NoArgs) -> str:
+        keys = ("document_id", "file_name", "company", "doc_type", "fiscal_year", "fiscal_period", "page_count",
+                "figures")
+        return json.dumps([{k: getattr(d, k) for k in keys} for d in ctx.docs], default=str)
+
+
+class RunSqlArgs(BaseModel):
+    sql: str = Field(description="one read-only SELECT")
+
+
+class RunSql(Tool):
+    name, description, Args = ("run_sql", "One read-only SELECT over the views v_documents, v_chunks, v_figures.",
+                               RunSqlArgs)
+
+    def run(self, ctx: ToolContext, args: RunSqlArgs) -> str:
+        from rag.sqlguard import SqlRejected, run_readonly
+
+        try:
+            return json.dumps(run_readonly(ctx.store, args.sql)[:50], default=str)
+        except SqlRejected as exc:
+            return f"rejected: {exc}"
+
+
+class Citation(BaseModel):
+    marker: int = 0
+    quote: str = ""
+
+
+class AnswerArgs(BaseModel):
+    answer: str = Field(description="the answer; every factual sentence ends with its [n] marker")
+    citations: list[Citation] = Field(default_factory=list, description="an exact quote from each passage cited")
+
+
+class AnswerWithEvidence(Tool):
+    name, description, Args = ("answer_with_evidence", "The final answer with [n] markers and exact quotes.",
+                               AnswerArgs)
+
+    def run(self, ctx: ToolContext, args: AnswerArgs) -> str:
+        return "ok"
+
+    @staticmethod
+    def reply(args: AnswerArgs) -> dict[str, Any]:
+        return {"answer": args.answer, "citations": [c.model_dump() for c in args.citations], "inferred": "",
+                "insufficient": False, "malformed": False}
+
+
+TOOLS: dict[str, Tool] = {t.name: t for t in (SearchChunks(), SearchFigures(), GetRelatedDocuments(),
+                                               ListDocuments(), RunSql(), AnswerWithEvidence())}
+
+
+def call(ctx: ToolContext, name: str, raw: dict[str, Any]) -> tuple[str, BaseModel | None]:
+    """Run a tool by name with the model's raw arguments: the result text, and the parsed arguments."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        return f"unknown tool {name}", None
+    try:
+        args = tool.Args.model_validate(raw)
+    except ValidationError as exc:
+        return f"invalid arguments for {name}: {exc.errors()[0].get('msg', 'invalid')}", None
+    return tool.run(ctx, args), args

@@ -1,0 +1,170 @@
+"""Typed records, parsed once at the store boundary: a document's metadata, a search hit, a candidate (the hit with
+its factors, relevance and final score), a figure hit and a refusal. Nothing past the store reads a row by its
+string keys; `to_json()` gives the stable JSON shapes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from rag.domain import years_of
+
+
+def _take(cls: type, row: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls) if f.init}
+    return {k: v for k, v in row.items() if k in names}
+
+
+def _iso(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v.isoformat() if isinstance(v, (dt.date, dt.datetime)) else str(v)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentMeta:
+    """A row of list_documents(): what the store knows of one document."""
+    document_id: int
+    file_name: str
+    title: str | None = None
+    company: str | None = None
+    company_key: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    doc_type: str = "other"
+    published_date: str | None = None
+    uploaded_at: str | None = None
+    sha256: str | None = None
+    page_count: int = 0
+    ocr_pages: int = 0
+    embedding_model: str | None = None
+    status: str | None = None
+    chunks: int = 0
+    figures: int = 0
+    year_labels: tuple[int, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> DocumentMeta:
+        r = _take(cls, row)
+        r["published_date"] = _iso(r.get("published_date"))
+        r["uploaded_at"] = _iso(r.get("uploaded_at"))
+        r["year_labels"] = tuple(r.get("year_labels") or ())
+        r["doc_type"] = r.get("doc_type") or "other"
+        return cls(**r)
+
+    @property
+    def years(self) -> set[int]:
+        return years_of(self)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["year_labels"] = list(self.year_labels) or None
+        return out
+
+
+@dataclass(slots=True)
+class Hit:
+    """A row of match_chunks(): one chunk with its document's metadata and the SQL search's scores."""
+    chunk_id: int
+    document_id: int
+    chunk_index: int
+    page_start: int
+    page_end: int
+    heading: str | None
+    section_type: str
+    content: str
+    file_name: str
+    token_count: int | None = None
+    title: str | None = None
+    company: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    doc_type: str | None = None
+    published_date: str | None = None
+    uploaded_at: str | None = None
+    cosine_similarity: float = 0.0
+    text_rank: float = 0.0
+    semantic_rank: int | None = None
+    full_text_rank: int | None = None
+    fused_score: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Hit:
+        r = _take(cls, row)
+        r["published_date"] = _iso(r.get("published_date"))
+        r["uploaded_at"] = _iso(r.get("uploaded_at"))
+        r["text_rank"] = float(r.get("text_rank") or 0.0)
+        r["cosine_similarity"] = float(r.get("cosine_similarity") or 0.0)
+        r["fused_score"] = float(r.get("fused_score") or 0.0)
+        return cls(**r)
+
+    @property
+    def pages(self) -> list[int]:
+        return list(range(self.page_start, self.page_end + 1))
+
+    @property
+    def location(self) -> tuple[int, int, int]:
+        """Chunks of one place in a document: the same page and neighbouring positions (groups of three)."""
+        return (self.document_id, self.page_start, self.chunk_index // 3)
+
+
+@dataclass(slots=True)
+class Candidate(Hit):
+    """A hit in the reranked pool: the document's issuer and year labels, the pool score it entered with
+    (`fused`: a title search's hits enter at the pool's median), each factor with its reason, the relevance
+    the threshold reads and the final score."""
+    company_key: str | None = None
+    year_labels: tuple[int, ...] = ()
+    fused: float = 0.0
+    factors: dict[str, float] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    relevance: float = 0.0
+    final: float = 0.0
+    mmr: float | None = None
+
+    @classmethod
+    def of(cls, hit: Hit, doc: DocumentMeta | None, fused: float | None = None) -> Candidate:
+        """A hit joined with its document's metadata."""
+        base = {f.name: getattr(hit, f.name) for f in fields(Hit)}
+        if doc is not None:
+            base["doc_type"] = doc.doc_type
+        labels = tuple(sorted((doc.years if doc else set()) | years_of(hit)))
+        return cls(**base, company_key=doc.company_key if doc else None, year_labels=labels,
+                   fused=hit.fused_score if fused is None else fused)
+
+    @property
+    def years(self) -> set[int]:
+        return years_of(self)
+
+
+@dataclass(slots=True)
+class FigureHit:
+    """A row of match_figures(): a figure linked to a chunk, or close to the question by itself."""
+    figure_id: int
+    document_id: int
+    page: int
+    file_name: str
+    chunk_id: int | None = None
+    kind: str | None = None
+    caption: str | None = None
+    ocr_text: str | None = None
+    chart_type: str | None = None
+    bbox: list[float] | None = None
+    similarity: float = 0.0
+    linked: bool = False
+    why_shown: str = ""
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> FigureHit:
+        r = _take(cls, row)
+        r["similarity"] = float(r.get("similarity") or 0.0)
+        r["linked"] = bool(r.get("linked"))
+        return cls(**r)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why nothing is answered: the message shown, and the nearest passages (for "Nearest pages: …")."""
+    message: str
+    nearest: tuple[Candidate, ...] = ()

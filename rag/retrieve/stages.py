@@ -1,0 +1,435 @@
+"""The retrieval stages. Each is a small class with `run(state) -> state | Refusal` that writes its own trace entry
+(in → out, notes); `pipeline.retrieve` runs them in order:
+
+understand → scope and filters → embed → candidates → rerank → coverage → threshold → diversify → budget → figures
+
+A plan's sub-search runs the same stages from `Scope` on, with the question already understood and embedded."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from rag.config import RetrievalSettings
+from rag.domain import doc_time, years_of
+from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
+from rag.retrieve import rerank
+from rag.retrieve.factors import RerankContext
+from rag.retrieve.query import STATEMENT_OF_WORD, STATEMENT_QUERIES, QueryIntent, known_companies_of, understand
+from rag.retrieve.search import SearchFilters
+from rag.retrieve.trace import StageTrace, Trace
+
+
+@dataclass
+class Scope:
+    """The documents searched: the SQL filter parameters, the documents they leave, and what was detected."""
+    params: dict[str, Any]
+    docs: list[DocumentMeta]
+    detected: dict[str, Any] = field(default_factory=dict)
+
+    def narrowed(self, all_docs: list[DocumentMeta]) -> list[int] | None:
+        return [d.document_id for d in self.docs] if len(self.docs) < len(all_docs) else None
+
+
+@dataclass
+class State:
+    """One question on its way through the stages."""
+    question: str
+    store: Any
+    embedder: Any
+    cfg: RetrievalSettings
+    docs: list[DocumentMeta]
+    user: SearchFilters = field(default_factory=SearchFilters)
+    history: list[str] = field(default_factory=list)
+    trace: Trace = field(default_factory=Trace)
+    intent: QueryIntent | None = None
+    vec: np.ndarray | None = None
+    scope: Scope | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    passed: list[Candidate] = field(default_factory=list)
+    chosen: list[Candidate] = field(default_factory=list)
+    figures: list[FigureHit] = field(default_factory=list)
+    refusal: Refusal | None = None
+    threshold: float | None = None  # the relevance threshold applied
+    entry: StageTrace = field(default_factory=lambda: StageTrace(""))
+
+    @property
+    def it(self) -> QueryIntent:
+        assert self.intent is not None, "understand runs first"
+        return self.intent
+
+    @property
+    def where(self) -> Scope:
+        assert self.scope is not None, "scope runs before the search"
+        return self.scope
+
+
+class Stage(Protocol):
+    name: str
+
+    def run(self, s: State) -> State | Refusal: ...
+
+
+class Understand:
+    name = "query understanding"
+
+    def run(self, s: State) -> State | Refusal:
+        it = s.intent = understand(s.question, known_companies_of(s.docs), s.history)
+        s.entry.notes = {"rewritten": it.rewritten, "companies": it.companies, "years": it.years,
+                         "quarters": it.quarters, "doc_types": it.doc_types, "latest": it.latest,
+                         "compare": it.compare, "target_sections": it.target_sections,
+                         "related_sections": it.related_sections, "statement": it.statement_words,
+                         "dates": it.dates, "explain": it.explain, "annual": it.annual}
+        return s
+
+
+class Embed:
+    name = "embed query"
+
+    def run(self, s: State) -> State | Refusal:
+        """The only embedding of the question: every search and sub-search reuses it."""
+        if s.vec is None:
+            s.vec = s.embedder.encode_query(s.it.rewritten)
+        else:
+            s.entry.notes = {"reused": True}
+        return s
+
+
+def _doc_passes(d: DocumentMeta, f: SearchFilters) -> bool:
+    if f.document_ids and d.document_id not in f.document_ids:
+        return False
+    if f.companies and d.company_key not in f.companies:
+        return False
+    if f.year_min and (d.fiscal_year or 0) < f.year_min:
+        return False
+    if f.year_max and (d.fiscal_year or 9999) > f.year_max:
+        return False
+    return not (f.doc_types and d.doc_type not in f.doc_types)
+
+
+def describe(f: SearchFilters) -> str:
+    parts = [f"{k}={v}" for k, v in f.__dict__.items() if v not in (None, [], ())]
+    return ", ".join(parts) or "(none)"
+
+
+def _days(a: str, b: str) -> int:
+    return (dt.date.fromisoformat(str(a)[:10]) - dt.date.fromisoformat(str(b)[:10])).days
+
+
+class ScopeAndFilters:
+    """The user's filters; a detected company, date or year becomes a filter only when documents match it."""
+    name = "metadata filters"
+
+    def run(self, s: State) -> State | Refusal:
+        user, it = s.user, s.it
+        pool_docs = [d for d in s.docs if _doc_passes(d, user)]
+        if (user.document_ids or user.companies or user.year_min or user.year_max or user.doc_types) and not pool_docs:
+            msg = "no document matches the filters " + describe(user)
+            s.entry.notes, s.entry.n_out = {"message": msg}, 0
+            return Refusal(msg)
+        scope = s.scope = Scope(user.as_params(), pool_docs)
+        self._company(scope, it, user)
+        dated = self._dated(scope, it, user)
+        self._year(scope, it, user, dated)
+        if it.latest and not scope.detected.get("year"):
+            scope.detected["latest"] = max((doc_time(d) for d in scope.docs), default=0)
+        s.entry.notes = {"user": describe(user), "detected": scope.detected}
+        s.entry.n_out = len(scope.docs)
+        return s
+
+    @staticmethod
+    def _company(scope: Scope, it: QueryIntent, user: SearchFilters) -> None:
+        if it.companies and not user.companies and not user.document_ids and \
+                any(d.company_key in it.companies for d in scope.docs):
+            scope.params["filter_companies"] = it.companies
+            scope.detected["companies"] = it.companies
+            scope.docs = [d for d in scope.docs if d.company_key in it.companies]
+
+    @staticmethod
+    def _dated(scope: Scope, it: QueryIntent, user: SearchFilters) -> bool:
+        """A document named by its date ("the 8-K dated 1st July 2022"): published within three days of it."""
+        dated = [d for d in scope.docs if d.published_date and it.dates
+                 and any(abs(_days(d.published_date, x)) <= 3 for x in it.dates)]
+        if dated and not user.document_ids:
+            scope.params["filter_document_ids"] = [d.document_id for d in dated]
+            scope.detected["dates"] = it.dates
+            scope.docs = dated
+        return bool(dated)
+
+    @staticmethod
+    def _year(scope: Scope, it: QueryIntent, user: SearchFilters, dated: bool) -> None:
+        """Every document a reader may call FY<year>: the issuer's label, the year its fiscal year ends."""
+        ty = it.target_year
+        if not ty or dated or user.year_min or user.year_max or len(it.companies) > 1 or it.compare \
+                or not scope.detected.get("companies"):
+            return
+        exact = [d for d in scope.docs if ty in years_of(d)]
+        typed = [d for d in exact if not it.doc_types or d.doc_type in it.doc_types]
+        if typed and not it.quarters:
+            scope.params["filter_document_ids"] = [d.document_id for d in exact]
+            scope.detected["year"] = ty
+            scope.docs = exact
+
+
+class Candidates:
+    """match_chunks for the question, plus sub-searches: the statement it names (by title) and each named company
+    or period (the question's entities)."""
+    name = "candidates (hybrid SQL)"
+
+    def run(self, s: State) -> State | Refusal:
+        cfg, it, scope = s.cfg, s.it, s.where
+        pool = max(cfg.candidates.pool_min, cfg.candidates.pool_factor * cfg.rerank_size)
+        sub = int(pool * cfg.candidates.sub_search_share)
+        hits = s.store.match_chunks(s.vec, it.text_query, match_count=pool, candidate_count=pool, rrf_k=cfg.rrf_k,
+                                    **scope.params)
+        entered: list[tuple[Hit, float]] = [(h, h.fused_score) for h in hits]
+        seen = {h.chunk_id for h in hits}
+        if it.statement_words:
+            # The statement the question names: a search by its title, so its own chunks are in the pool. Their
+            # fused scores answer the title query, not the question: they enter at the pool's median and rank by
+            # the statement boost and their own text only.
+            title = STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]]
+            floor = float(np.median([h.fused_score for h in hits])) if hits else 0.0
+            for h in s.store.match_chunks(s.vec, title, match_count=sub, candidate_count=pool, rrf_k=cfg.rrf_k,
+                                          full_text_weight=cfg.candidates.statement_title_text_weight, **scope.params):
+                if h.chunk_id not in seen:
+                    seen.add(h.chunk_id)
+                    entered.append((h, min(h.fused_score, floor)))
+        ents = [e for e in it.entities if e.company or it.companies]  # a period's search needs a named company
+        for e in ents:  # every named company / period gets its own candidates
+            p = dict(scope.params, filter_companies=[e.company] if e.company else it.companies)
+            if e.year is not None:
+                ids = [d.document_id for d in scope.docs if e.year in years_of(d)]
+                if not ids:
+                    continue
+                p["filter_document_ids"] = ids
+            for h in s.store.match_chunks(s.vec, it.text_query, match_count=sub, candidate_count=pool,
+                                          rrf_k=cfg.rrf_k, **p):
+                if h.chunk_id not in seen:
+                    seen.add(h.chunk_id)
+                    entered.append((h, h.fused_score))
+        by_id = {d.document_id: d for d in s.docs}
+        s.candidates = [Candidate.of(h, by_id.get(h.document_id), fused) for h, fused in entered]
+        s.entry.n_out = len(s.candidates)
+        s.entry.notes = {"pool": pool, "sub_searches": len(ents)}
+        return s
+
+
+class Rerank:
+    name = "rerank"
+
+    def run(self, s: State) -> State | Refusal:
+        cands, it = s.candidates, s.it
+        s.entry.n_in = len(cands)
+        newest_by_company: dict[str, float] = {}
+        for c in cands:
+            if c.company_key:
+                newest_by_company[c.company_key] = max(newest_by_company.get(c.company_key, 0.0), doc_time(c))
+        ctx = RerankContext(it, s.cfg, bool(s.where.detected.get("companies")),
+                            max((doc_time(d) for d in s.docs), default=0.0), newest_by_company,
+                            {d.document_id: d.chunks for d in s.docs})
+        rerank.score(cands, ctx)
+        cands.sort(key=lambda c: -c.final)
+        s.entry.n_out = len(cands)
+        s.entry.notes = {"statement": it.statement_words[:1], "cross_encoder": s.cfg.cross_encoder or "none (heuristics)"}
+        return s
+
+
+class Coverage:
+    """A specific term of the question (DocVQA, Scope 1) that no searched document contains means the documents
+    do not say: better "insufficient data" than the nearest passage about something else."""
+    name = "coverage"
+
+    def run(self, s: State) -> State | Refusal:
+        it, scope = s.it, s.where
+        s.entry.n_in = len(s.candidates)
+        missing = s.store.terms_missing(it.key_terms, scope.narrowed(s.docs)) if it.key_terms else []
+        s.entry.notes = {"key_terms": it.key_terms, "missing": missing}
+        s.entry.n_out = 0 if missing else len(s.candidates)
+        if not missing:
+            return s
+        if len(scope.docs) < len(s.docs):
+            where = "the documents of " + ", ".join(sorted({d.company or d.file_name for d in scope.docs})[:5])
+        else:
+            where = "the documents"
+        return Refusal(f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
+                       tuple(s.candidates[:5]))
+
+
+class Threshold:
+    name = "threshold"
+
+    def run(self, s: State) -> State | Refusal:
+        thr = s.threshold = s.cfg.threshold
+        s.entry.n_in = len(s.candidates)
+        s.passed = [c for c in s.candidates if c.relevance >= thr]
+        s.entry.n_out, s.entry.notes = len(s.passed), {"threshold": thr}
+        if not s.passed:
+            nearest = sorted(s.candidates, key=lambda c: -c.relevance)[:5]
+            return Refusal(f"no relevant passages above threshold {thr:.2f}", tuple(nearest))
+        return s
+
+
+def dynamic_k(intent: QueryIntent, cfg: RetrievalSettings) -> int:
+    """3 / 5 / 7 chunks by the question's length and complexity, unless k is set."""
+    if cfg.k:
+        return cfg.k
+    sel = cfg.selection
+    if intent.compare or len(intent.companies) > 1 or len(intent.years) > sel.compare_years:
+        return sel.k_compare
+    if len(intent.question.split()) <= sel.short_question_words and not intent.statement_words:
+        return sel.k_short
+    return sel.k_default
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+class Diversify:
+    """MMR over the pool with per-document caps, one chunk per location group, near-duplicate removal, and the
+    best chunk of each named company / period first."""
+    name = "diversity"
+
+    def run(self, s: State) -> State | Refusal:
+        cfg, it, passed = s.cfg, s.it, s.passed
+        s.entry.n_in = len(passed)
+        k = dynamic_k(it, cfg)
+        single_doc = len({c.document_id for c in passed[:10]}) == 1 or \
+            bool(s.user.document_ids and len(s.user.document_ids) == 1)
+        pool = passed[: cfg.rerank_size]
+        if it.entities:  # every named company / year keeps its best candidates, wherever they ranked overall
+            extra = [c for c in passed[cfg.rerank_size:]
+                     if c.company_key in it.companies or c.years & set(it.years)]
+            pool += extra[: cfg.rerank_size]
+        s.chosen = self.mmr(s, pool, k, single_doc) if cfg.diversity else pool[:k]
+        s.entry.n_out = len(s.chosen)
+        s.entry.notes = {"k": k, "mmr_lambda": cfg.mmr_lambda if cfg.diversity else None,
+                         "distinct_documents": len({c.document_id for c in s.chosen}),
+                         "distinct_pages": len({(c.document_id, c.page_start) for c in s.chosen})}
+        return s
+
+    @staticmethod
+    def mmr(s: State, cands: list[Candidate], k: int, single_doc: bool) -> list[Candidate]:
+        cfg = s.cfg
+        embs = s.store.chunk_embeddings([c.chunk_id for c in cands])
+        picker = _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
+                         cfg.selection.near_duplicate_jaccard)
+        for e in s.it.entities:  # entity coverage first: the best chunk of each named company (or year)
+            best = next((c for c in cands if e.covers(c) and picker.allowed(c)), None)
+            if best:
+                picker.take(best)
+        lam = cfg.mmr_lambda
+        while len(picker.chosen) < k:
+            best, best_score = None, -1e9
+            for c in cands:
+                if c.chunk_id in picker.ids or not picker.allowed(c):
+                    continue
+                e = embs.get(c.chunk_id)
+                sim = max((float(e @ embs[o.chunk_id]) for o in picker.chosen
+                           if e is not None and o.chunk_id in embs), default=0.0)
+                score = lam * c.final - (1 - lam) * sim
+                if score > best_score:
+                    best, best_score = c, score
+            if best is None:
+                break
+            best.mmr = best_score
+            picker.take(best)
+        return sorted(picker.chosen, key=lambda c: -c.final)
+
+
+class _Picker:
+    """The chunks chosen so far and what they rule out: a document's cap, a location taken, a near-duplicate."""
+
+    def __init__(self, cap: int, group: int, jaccard: float):
+        self.cap, self.group, self.jaccard = cap, group, jaccard
+        self.chosen: list[Candidate] = []
+        self.ids: set[int] = set()
+        self.groups: set[tuple[int, int, int]] = set()
+        self.per_doc: dict[int, int] = {}
+
+    def _group(self, c: Candidate) -> tuple[int, int, int]:
+        return (c.document_id, c.page_start, c.chunk_index // self.group)
+
+    def allowed(self, c: Candidate) -> bool:
+        if self._group(c) in self.groups or self.per_doc.get(c.document_id, 0) >= self.cap:
+            return False
+        w = _words(c.content)
+        for o in self.chosen:  # near-duplicate snippets (the same boilerplate in several filings)
+            ow = _words(o.content)
+            if w and ow and len(w & ow) / len(w | ow) > self.jaccard:
+                return False
+        return True
+
+    def take(self, c: Candidate) -> None:
+        self.chosen.append(c)
+        self.ids.add(c.chunk_id)
+        self.groups.add(self._group(c))
+        self.per_doc[c.document_id] = self.per_doc.get(c.document_id, 0) + 1
+
+
+class Budget:
+    """The character budget of the final chunks (the LLM's context): chunks in rank order until it is spent."""
+    name = "budget"
+
+    def run(self, s: State) -> State | Refusal:
+        s.entry.n_in = len(s.chosen)
+        s.chosen = budget(s.chosen, s.cfg.context_chars)
+        s.entry.n_out, s.entry.notes = len(s.chosen), {"context_chars": s.cfg.context_chars,
+                                                       "used": sum(len(c.content) for c in s.chosen)}
+        return s
+
+
+def budget(chosen: list[Candidate], chars: int) -> list[Candidate]:
+    out: list[Candidate] = []
+    used = 0
+    for c in chosen:
+        if out and used + len(c.content) > chars:
+            break
+        out.append(c)
+        used += len(c.content)
+    return out
+
+
+class Figures:
+    """Figures linked to the final chunks or matching the question by caption / context / OCR; at most
+    max_figures, none below the floors. Each carries its chunk and a 'why shown'."""
+    name = "figures"
+
+    def run(self, s: State) -> State | Refusal:
+        cfg, chunks = s.cfg, s.chosen
+        s.entry.n_in = len(chunks)
+        s.figures = []
+        if cfg.max_figures and chunks:
+            found = s.store.match_figures(s.vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
+                                          chunk_ids=[c.chunk_id for c in chunks],
+                                          document_ids=list({c.document_id for c in chunks}))
+            s.figures = self.keep(found, chunks, cfg)
+        s.entry.n_out = len(s.figures)
+        return s
+
+    @staticmethod
+    def keep(found: list[FigureHit], chunks: list[Candidate], cfg: RetrievalSettings) -> list[FigureHit]:
+        rank = {c.chunk_id: i for i, c in enumerate(chunks)}
+        keep = []
+        for f in found:
+            if f.linked and f.similarity >= cfg.linked_figure_floor and f.chunk_id in rank:
+                f.why_shown = f"linked to answer chunk #{rank[f.chunk_id] + 1}; caption similarity {f.similarity:.2f}"
+            elif f.similarity >= cfg.figure_floor:
+                f.why_shown = f"caption/context similarity {f.similarity:.2f}"
+            else:
+                continue
+            keep.append(f)
+        bonus = cfg.selection.linked_figure_bonus
+        keep.sort(key=lambda f: (-(f.similarity + (bonus if f.linked else 0.0))))
+        return keep[: cfg.max_figures]
+
+
+# The question's own retrieval; a sub-search of a plan starts at ScopeAndFilters with the same intent and vector.
+STAGES: list[Stage] = [Understand(), ScopeAndFilters(), Embed(), Candidates(), Rerank(), Coverage(), Threshold(),
+                       Diversify(), Budget(), Figures()]
+SUB_SEARCH: list[Stage] = STAGES[1:]
