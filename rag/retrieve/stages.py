@@ -19,7 +19,14 @@ from rag.domain import doc_time, years_of
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
-from rag.retrieve.query import STATEMENT_OF_WORD, STATEMENT_QUERIES, QueryIntent, known_companies_of, understand
+from rag.retrieve.query import (
+    STATEMENT_OF_WORD,
+    STATEMENT_QUERIES,
+    Entity,
+    QueryIntent,
+    known_companies_of,
+    understand,
+)
 from rag.retrieve.search import SearchFilters
 from rag.retrieve.trace import StageTrace, Trace
 
@@ -186,20 +193,14 @@ class Candidates:
         sub = int(pool * cfg.candidates.sub_search_share)
         hits = s.store.match_chunks(s.vec, it.text_query, match_count=pool, candidate_count=pool, rrf_k=cfg.rrf_k,
                                     **scope.params)
-        entered: list[tuple[Hit, float]] = [(h, h.fused_score) for h in hits]
-        seen = {h.chunk_id for h in hits}
-        if it.statement_words:
-            # The statement the question names: a search by its title, so its own chunks are in the pool. Their
-            # fused scores answer the title query, not the question: they enter at the pool's median and rank by
-            # the statement boost and their own text only.
+        title_hits: list[Hit] = []
+        if it.statement_words:  # the statement the question names: a search by its title
             title = STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]]
-            floor = float(np.median([h.fused_score for h in hits])) if hits else 0.0
-            for h in s.store.match_chunks(s.vec, title, match_count=sub, candidate_count=pool, rrf_k=cfg.rrf_k,
-                                          full_text_weight=cfg.candidates.statement_title_text_weight, **scope.params):
-                if h.chunk_id not in seen:
-                    seen.add(h.chunk_id)
-                    entered.append((h, min(h.fused_score, floor)))
+            title_hits = s.store.match_chunks(s.vec, title, match_count=sub, candidate_count=pool, rrf_k=cfg.rrf_k,
+                                              full_text_weight=cfg.candidates.statement_title_text_weight,
+                                              **scope.params)
         ents = [e for e in it.entities if e.company or it.companies]  # a period's search needs a named company
+        entity_hits: list[Hit] = []
         for e in ents:  # every named company / period gets its own candidates
             p = dict(scope.params, filter_companies=[e.company] if e.company else it.companies)
             if e.year is not None:
@@ -207,16 +208,28 @@ class Candidates:
                 if not ids:
                     continue
                 p["filter_document_ids"] = ids
-            for h in s.store.match_chunks(s.vec, it.text_query, match_count=sub, candidate_count=pool,
-                                          rrf_k=cfg.rrf_k, **p):
-                if h.chunk_id not in seen:
-                    seen.add(h.chunk_id)
-                    entered.append((h, h.fused_score))
-        by_id = {d.document_id: d for d in s.docs}
-        s.candidates = [Candidate.of(h, by_id.get(h.document_id), fused) for h, fused in entered]
+            entity_hits += s.store.match_chunks(s.vec, it.text_query, match_count=sub, candidate_count=pool,
+                                                rrf_k=cfg.rrf_k, **p)
+        s.candidates = pool_of(hits, title_hits, entity_hits, s.docs)
         s.entry.n_out = len(s.candidates)
         s.entry.notes = {"pool": pool, "sub_searches": len(ents)}
         return s
+
+
+def pool_of(hits: list[Hit], title_hits: list[Hit], entity_hits: list[Hit],
+            docs: list[DocumentMeta]) -> list[Candidate]:
+    """The candidates: the question's hits, then the title search's and the entities' that are new. A title hit's
+    fused score answers the title query, not the question: it enters at most at the median of the question's, and
+    ranks by the statement boost and its own text."""
+    entered: list[tuple[Hit, float]] = [(h, h.fused_score) for h in hits]
+    seen = {h.chunk_id for h in hits}
+    floor = float(np.median([h.fused_score for h in hits])) if hits else 0.0
+    for h, capped in [(h, True) for h in title_hits] + [(h, False) for h in entity_hits]:
+        if h.chunk_id not in seen:
+            seen.add(h.chunk_id)
+            entered.append((h, min(h.fused_score, floor) if capped else h.fused_score))
+    by_id = {d.document_id: d for d in docs}
+    return [Candidate.of(h, by_id.get(h.document_id), fused) for h, fused in entered]
 
 
 class Rerank:
@@ -250,14 +263,18 @@ class Coverage:
         missing = s.store.terms_missing(it.key_terms, scope.narrowed(s.docs)) if it.key_terms else []
         s.entry.notes = {"key_terms": it.key_terms, "missing": missing}
         s.entry.n_out = 0 if missing else len(s.candidates)
-        if not missing:
-            return s
-        if len(scope.docs) < len(s.docs):
-            where = "the documents of " + ", ".join(sorted({d.company or d.file_name for d in scope.docs})[:5])
-        else:
-            where = "the documents"
-        return Refusal(f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
-                       tuple(s.candidates[:5]))
+        return not_mentioned(missing, scope.docs, s.docs, s.candidates) if missing else s
+
+
+def not_mentioned(missing: list[str], searched: list[DocumentMeta], every: list[DocumentMeta],
+                  candidates: list[Candidate]) -> Refusal:
+    """The refusal for terms no searched document contains, naming the documents searched when narrowed."""
+    if len(searched) < len(every):
+        where = "the documents of " + ", ".join(sorted({d.company or d.file_name for d in searched})[:5])
+    else:
+        where = "the documents"
+    return Refusal(f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
+                   tuple(candidates[:5]))
 
 
 class Threshold:
@@ -315,31 +332,36 @@ class Diversify:
 
     @staticmethod
     def mmr(s: State, cands: list[Candidate], k: int, single_doc: bool) -> list[Candidate]:
-        cfg = s.cfg
         embs = s.store.chunk_embeddings([c.chunk_id for c in cands])
-        picker = _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
-                         cfg.selection.near_duplicate_jaccard)
-        for e in s.it.entities:  # entity coverage first: the best chunk of each named company (or year)
-            best = next((c for c in cands if e.covers(c) and picker.allowed(c)), None)
-            if best:
-                picker.take(best)
-        lam = cfg.mmr_lambda
-        while len(picker.chosen) < k:
-            best, best_score = None, -1e9
-            for c in cands:
-                if c.chunk_id in picker.ids or not picker.allowed(c):
-                    continue
-                e = embs.get(c.chunk_id)
-                sim = max((float(e @ embs[o.chunk_id]) for o in picker.chosen
-                           if e is not None and o.chunk_id in embs), default=0.0)
-                score = lam * c.final - (1 - lam) * sim
-                if score > best_score:
-                    best, best_score = c, score
-            if best is None:
-                break
-            best.mmr = best_score
+        return select(cands, k, single_doc, embs, s.it.entities, s.cfg)
+
+
+def select(cands: list[Candidate], k: int, single_doc: bool, embs: dict[int, np.ndarray], entities: list[Entity],
+           cfg: RetrievalSettings) -> list[Candidate]:
+    """MMR with the caps: each entity's best chunk first, then relevance against similarity to those chosen."""
+    picker = _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
+                     cfg.selection.near_duplicate_jaccard)
+    for e in entities:  # entity coverage first: the best chunk of each named company (or year)
+        best = next((c for c in cands if e.covers(c) and picker.allowed(c)), None)
+        if best:
             picker.take(best)
-        return sorted(picker.chosen, key=lambda c: -c.final)
+    lam = cfg.mmr_lambda
+    while len(picker.chosen) < k:
+        best, best_score = None, -1e9
+        for c in cands:
+            if c.chunk_id in picker.ids or not picker.allowed(c):
+                continue
+            e = embs.get(c.chunk_id)
+            sim = max((float(e @ embs[o.chunk_id]) for o in picker.chosen
+                       if e is not None and o.chunk_id in embs), default=0.0)
+            score = lam * c.final - (1 - lam) * sim
+            if score > best_score:
+                best, best_score = c, score
+        if best is None:
+            break
+        best.mmr = best_score
+        picker.take(best)
+    return sorted(picker.chosen, key=lambda c: -c.final)
 
 
 class _Picker:

@@ -1,0 +1,109 @@
+"""The answer layer without a database: the confidence policy, figure placement, refusals, the extractive
+composition and the tools' schemas, on hand-built records."""
+
+import pytest
+from hand_built import cand, doc, figure
+
+from rag.answer import tools
+from rag.answer.extractive import compose, units_of
+from rag.answer.finalize import Checks, confidence_policy, insufficient, place_figures
+from rag.answer.model import Answer, Evidence
+from rag.config import AnswerSettings
+from rag.records import Refusal
+from rag.retrieve.pipeline import Retrieval
+from rag.retrieve.query import understand
+from rag.retrieve.trace import Trace
+
+CFG = AnswerSettings()
+
+
+def checks(**kw) -> Checks:
+    base = dict(relevance=0.6, threshold=0.3, numbers_total=1, numbers_verified=1, quotes_ok=True, passages=1,
+                documents=1, years_asked=True, years_ok=True, dropped=0, asks_quantity=True, best_unit=1.0)
+    return Checks(**{**base, **kw})
+
+
+def test_confidence_high_needs_every_check_and_strong_evidence():
+    level, reasons = confidence_policy(checks(), CFG)
+    assert level == "high"
+    assert reasons == ["best cited passage relevance 0.60 (threshold 0.30)", "1 of 1 numbers found in the cited "
+                       "evidence", "every quote found in its passage", "1 passage(s) from 1 document(s)",
+                       "the cited documents are of the year asked"]
+
+
+@pytest.mark.parametrize("kw,level", [
+    ({"relevance": 0.5}, "medium"),
+    ({"best_unit": 0.5}, "medium"),
+    ({"relevance": 0.35}, "low"),
+    ({"numbers_verified": 0}, "low"),
+    ({"quotes_ok": False}, "low"),
+    ({"years_ok": False}, "low"),
+    ({"dropped": 1}, "low"),
+    ({"numbers_total": 0, "numbers_verified": 0}, "low"),  # asked how much; no number given
+    ({"numbers_total": 0, "numbers_verified": 0, "asks_quantity": False}, "high"),
+])
+def test_confidence_falls_with_each_failed_check(kw, level):
+    assert confidence_policy(checks(**kw), CFG)[0] == level
+
+
+def _retrieval(question: str, chunks, refusal=None, figures=()) -> Retrieval:
+    return Retrieval(question, understand(question), list(chunks), list(figures), Trace(), refusal, list(chunks))
+
+
+def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
+    c1, c2 = cand(1), cand(2, doc(2, "Globex Industries Inc"))
+    a = Answer("q", "**Acme**: sales [1].\n\n**Globex**: sales [2].", "medium",
+               evidence=[Evidence.of(c1, 1, "sales"), Evidence.of(c2, 2, "sales")])
+    placed = place_figures([figure(1, 2, 0.5, True, 2), figure(2, 99, 0.5, False, 1), figure(3, None, 0.5, False, 7)], a)
+    assert [(f.figure_id, f.after_paragraph) for f in placed] == [(1, 1), (2, 0)]  # 3: a document not cited
+    assert placed[0].document == "Globex Industries 10-K FY2022" and placed[0].to_json()["after_paragraph"] == 1
+
+
+def test_a_refusal_says_why_once_and_names_the_nearest_pages():
+    near = (cand(1, page=4),)
+    r = _retrieval("What is DocVQA?", [], Refusal("insufficient data: the documents do not mention 'DocVQA'", near))
+    a = insufficient(r)
+    assert a.answer == ("Insufficient data: the documents do not mention 'DocVQA'. "
+                        "Nearest pages: Acme Widgets 10-K FY2022 p. 4.")
+    assert a.confidence == "insufficient_data" and a.reasons == ["the documents do not mention 'DocVQA'"]
+
+
+def test_units_keep_the_table_header_for_their_periods():
+    c = cand(1, content="Acme Widgets Corporation and Subsidiaries\n(Millions) | 2022 | 2021\n"
+                        "Net sales | 12,400 | 11,000\nNet sales rose on strong demand for widgets this year.")
+    units = units_of(c)
+    assert [(u.kind, u.text) for u in units] == [("row", "Net sales | 12,400 | 11,000"),
+                                                 ("sentence", "Net sales rose on strong demand for widgets this year.")]
+    assert units[0].header == "(Millions) | 2022 | 2021"
+
+
+def test_compose_answers_with_the_row_and_its_periods():
+    c = cand(1, content="(Millions) | 2022 | 2021\nNet sales | 12,400 | 11,000\nOther income | 5 | 4")
+    md, ev, chosen = compose(understand("What were the total net sales in 2022?"), [c], CFG)
+    assert md == "**Acme Widgets 10-K FY2022**: Net sales — 2022: 12,400; 2021: 11,000 [1]"
+    assert ev[0].quote == "Net sales | 12,400 | 11,000" and chosen[0].score > CFG.floor
+
+
+def test_compose_is_empty_when_nothing_clears_the_floor():
+    md, ev, _ = compose(understand("What is the dividend policy?"), [cand(1, content="Unrelated words here only.")],
+                        CFG)
+    assert md == "" and ev == []
+
+
+def test_tool_schemas_come_from_the_argument_models():
+    s = tools.SearchChunks.schema()["function"]
+    assert s["name"] == "search_chunks" and s["parameters"]["required"] == ["query"]
+    assert set(s["parameters"]["properties"]) == {"query", "company", "year", "document_ids"}
+    assert "title" not in str(s["parameters"])
+    names = [t.schema()["function"]["name"] for t in tools.TOOLS.values()]
+    assert names == ["search_chunks", "search_figures", "get_related_documents", "list_documents", "run_sql",
+                     "answer_with_evidence"]
+
+
+def test_a_tool_call_with_bad_arguments_answers_the_model_instead_of_failing():
+    ctx = tools.ToolContext(None, None, None, [], "q")  # type: ignore[arg-type]
+    text, args = tools.call(ctx, "get_related_documents", {"document_id": "not a number"})
+    assert args is None and text.startswith("invalid arguments for get_related_documents")
+    assert tools.call(ctx, "no_such_tool", {}) == ("unknown tool no_such_tool", None)
+    text, args = tools.call(ctx, "answer_with_evidence", {"answer": "A [1].", "citations": [{"marker": 1}]})
+    assert text == "ok" and tools.AnswerWithEvidence.reply(args)["citations"] == [{"marker": 1, "quote": ""}]

@@ -1,0 +1,102 @@
+"""The shape of the code a newcomer reads: no import cycles in rag/, no function over 60 lines, types checked."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RAG = Path(__file__).resolve().parents[2] / "rag"
+MAX_LINES = 60
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(RAG.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the rag modules it imports, at module level or inside functions (a lazy import is still an edge)."""
+    modules = {_module(p): p for p in RAG.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for mod, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                           for a in node.names]
+            graph[mod] |= {t for t in targets if t in modules and t != mod}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_in_rag():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_function_in_rag_is_over_60_lines():
+    long = []
+    for path in RAG.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_LINES:
+                    long.append(f"{path.relative_to(RAG.parent)}:{node.lineno} {node.name} ({n} lines)")
+    assert long == []
+
+
+def test_rag_never_imports_streamlit():
+    assert not [m for m, deps in import_graph().items() if "streamlit" in
+                {a for p in [RAG.parent / (m.replace(".", "/") + ".py")] if p.exists()
+                 for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 for a in ([x.name for x in n.names] if isinstance(n, ast.Import) else [n.module or ""])}]
+
+
+@pytest.mark.slow
+def test_the_typed_modules_pass_mypy():
+    """records, domain, retrieval and answers (the files listed under [tool.mypy] in pyproject.toml)."""
+    r = subprocess.run([sys.executable, "-m", "mypy"], cwd=RAG.parent, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
