@@ -186,7 +186,8 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
         # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own.
         if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area()) for t in taken):
             continue
-        inside = [d for d in drawings if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
+        inside = [d for d in drawings
+                  if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
         ok, chart_type = _is_chart(inside, rect)
         # Bars are the weak signal (shaded table cells look alike): then the text must not be a table.
         if ok and (chart_type != "bar" or not _looks_like_table(rect, rows)):
@@ -201,7 +202,8 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
-    for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0), sorted(inside, key=lambda r: r.y0)):
+    for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0),
+                  sorted(inside, key=lambda r: r.y0)):
         for r in group:
             m = CAPTION.match(r.text)
             if m and len(r.text) > 4:

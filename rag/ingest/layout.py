@@ -206,7 +206,7 @@ def repeated_margin_texts(pages: list[list[Row]], heights: list[float], margin: 
     """Normalised texts of rows in the top/bottom margin that repeat on many pages (headers, footers)."""
     n = len(pages)
     counts: Counter[str] = Counter()
-    for rows, h in zip(pages, heights):
+    for rows, h in zip(pages, heights, strict=False):
         seen = {_norm_repeat(r.text) for r in rows if r.y1 < h * margin or r.y0 > h * (1 - margin)}
         counts.update(seen)
     need = max(3, int(0.3 * n))
@@ -304,7 +304,8 @@ SECTION_PATTERNS: list[tuple[str, re.Pattern]] = [
     ("abstract", re.compile(r"^(abstract|summary of the paper)\b")),
     ("references", re.compile(r"^(references|bibliography|works cited|literature cited)\b")),
     ("appendix", re.compile(r"^(appendix|appendices|supplementary|supplemental material)\b")),
-    ("related_work", re.compile(r"^(related work|prior work|previous work|background|literature review|related research)")),
+    ("related_work", re.compile(r"^(related work|prior work|previous work|background|literature review|"
+                                r"related research)")),
     ("introduction", re.compile(r"^(introduction|overview|motivation)\b")),
     ("conclusion", re.compile(r"^(conclusions?|concluding|summary and|future work|limitations and future)")),
     ("discussion", re.compile(r"^(discussion|limitations?|analysis and discussion|implications)\b")),

@@ -8,15 +8,17 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+# The issuer key and the known-issuer match live in rag.domain; imported here too, as before.
+from rag.domain import _SUFFIX, company_key
+from rag.domain import match_known_company as match_known_company
+
 MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
                                       "september", "october", "november", "december"], 1)}
-_DATE = r"((?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2},?\s+(\d{4}))"
-_SUFFIX = (r"(?:inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ag|se|s\.a\.|n\.v\.|ltd\.?|limited|"
-           r"group|holdings?|llc|gmbh|kgaa)")
+_DATE = (r"((?:january|february|march|april|may|june|july|august|september|october|november|december)"
+         r"\s+\d{1,2},?\s+(\d{4}))")
 _LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{_SUFFIX})(?=[\s,.;)]|$)", re.I)
 _QUARTER_WORDS = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4", "1st": "Q1", "2nd": "Q2",
                   "3rd": "Q3", "4th": "Q4"}
-_STOP_KEY = re.compile(rf"\b({_SUFFIX}|co|corp|ltd|the|and|&)(?=\s|$)", re.I)
 
 
 @dataclass
@@ -41,31 +43,8 @@ class DocMeta:
         if self.fiscal_year:
             parts.append(f"{self.fiscal_period or 'FY'}{self.fiscal_year}" if self.fiscal_period in (None, "FY")
                          and self.doc_type in ("10-K", "annual report") else
-                         f"{self.fiscal_period + ' ' if self.fiscal_period and self.fiscal_period != 'FY' else ''}{self.fiscal_year}")
+                         f"{self.fiscal_period + ' ' if self.fiscal_period and self.fiscal_period != 'FY' else ''}{self.fiscal_year}")  # noqa: E501
         return " ".join(p for p in parts if p).strip()
-
-
-def company_key(name: str | None) -> str | None:
-    if not name:
-        return None
-    k = name.lower().replace("’", "'")
-    k = re.sub(r"[.,()'\"]", " ", k)
-    k = _STOP_KEY.sub(" ", k)
-    k = re.sub(r"\s+", " ", k).strip()
-    return k or None
-
-
-def match_known_company(key: str | None, known: dict[str, str]) -> tuple[str, str] | None:
-    """An issuer already in the store whose key is a word-prefix of this one (or the reverse):
-    'amcor flexibles north america' → 'amcor'. known: key → display name."""
-    if not key:
-        return None
-    if key in known:
-        return key, known[key]
-    for k, name in known.items():
-        if key.startswith(k + " ") or k.startswith(key + " "):
-            return k, name
-    return None
 
 
 def _tidy_company(name: str) -> str:
@@ -78,8 +57,9 @@ def _tidy_company(name: str) -> str:
     return name
 
 
-_NOT_NAME = re.compile(r"\b(securities|exchange|commission|report(ing)?|act of|pursuant|filer|per|share|diluted|net|sales|"
-                       r"quarter|results|revenue|income|trustee|trust company|indenture|the company|our company)\b", re.I)
+_NOT_NAME = re.compile(r"\b(securities|exchange|commission|report(ing)?|act of|pursuant|filer|per|share|diluted|"
+                       r"net|sales|quarter|results|revenue|income|trustee|trust company|indenture|the company|"
+                       r"our company)\b", re.I)
 
 
 def _plausible_company(name: str) -> bool:
@@ -103,9 +83,10 @@ def _year_from_date(text: str) -> tuple[int | None, str | None]:
         return int(m.group(2)), None
 
 
-_PERIOD_END = re.compile(r"(?:quarter|three months|period|weeks|quarterly period)\s*(?:\([^)]{0,30}\)\s*)?ended\s*:?\s*" + _DATE, re.I)
-_FY_END = re.compile(r"fiscal\s+year\s+(?:end(?:s|ed|ing)?|closes?)\s+(?:on\s+)?(january|february|march|april|may|june|july|"
-                     r"august|september|october|november|december)\s+(\d{1,2})\b", re.I)
+_PERIOD_END = re.compile(r"(?:quarter|three months|period|weeks|quarterly period)\s*(?:\([^)]{0,30}\)\s*)?"
+                         r"ended\s*:?\s*" + _DATE, re.I)
+_FY_END = re.compile(r"fiscal\s+year\s+(?:end(?:s|ed|ing)?|closes?)\s+(?:on\s+)?(january|february|march|april|may|"
+                     r"june|july|august|september|october|november|december)\s+(\d{1,2})\b", re.I)
 _DECLARED = re.compile(r"\b(first|second|third|fourth|q[1-4])\b(?:\s+quarter)?[\s,]+(?:(?:and|of|&)\s+)?(?:the\s+)?"
                        r"(?:full\s+)?(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\b"
                        r"|\b(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\s+(first|second|third|fourth|q[1-4])\b", re.I)
@@ -150,79 +131,152 @@ def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
     meta.year_labels = sorted(set(found + ([meta.fiscal_year] if meta.fiscal_year else [])))
 
 
-def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
-    """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
-    meta = DocMeta()
+@dataclass(frozen=True)
+class _Texts:
+    """The texts detection reads, each prepared once."""
+    cover: str  # the first pages as given, joined by newlines
+    flat: str  # the same, lower case, every run of whitespace one space
+    cover1: str  # the cover page alone, flattened like `flat`, its first 4000 characters
+    later: list[str]  # the pages after the first ones (a glossy report's 10-K cover may be there)
+    pm_title: str  # the PDF metadata's title
+    pm_all: str  # the PDF metadata's title, subject and keywords, lower case
+
+
+def _texts(first_pages: list[str], pdf_meta: dict, later_pages: list[str] | None) -> _Texts:
+    """The cover text, its flattened forms and the PDF metadata's words."""
     cover = "\n".join(first_pages)
     low = cover.lower()
     flat = re.sub(r"\s+", " ", low)
     pm_title = (pdf_meta or {}).get("title") or ""
     pm_subject = (pdf_meta or {}).get("subject") or ""
     pm_all = f"{pm_title} {pm_subject} {(pdf_meta or {}).get('keywords') or ''}".lower()
-
     cover1 = re.sub(r"\s+", " ", (first_pages[0] if first_pages else "").lower())[:4000]
-    # Document type, from the strongest signal to the weakest; form names only count on the cover page.
-    if re.search(r"form\s+10-?k\b", cover1) or re.search(r"\b10-k\b", pm_all) or "annual report pursuant to section 13" in flat:
-        meta.doc_type = "10-K"
-    elif re.search(r"form\s+10-?q\b", cover1) or re.search(r"\b10-q\b", pm_all) or "quarterly report pursuant to section 13" in flat:
-        meta.doc_type = "10-Q"
+    return _Texts(cover, flat, cover1, later_pages or [], pm_title, pm_all)
+
+
+def _doc_type(t: _Texts) -> str:
+    """Document type, from the strongest signal to the weakest; form names only count on the cover page."""
+    cover1, flat, pm_all = t.cover1, t.flat, t.pm_all
+    if re.search(r"form\s+10-?k\b", cover1) or re.search(r"\b10-k\b", pm_all) \
+            or "annual report pursuant to section 13" in flat:
+        return "10-K"
+    elif re.search(r"form\s+10-?q\b", cover1) or re.search(r"\b10-q\b", pm_all) \
+            or "quarterly report pursuant to section 13" in flat:
+        return "10-Q"
     elif re.search(r"form\s+8-?k\b", cover1) or "current report pursuant to section 13" in flat:
-        meta.doc_type = "8-K"
+        return "8-K"
     elif re.search(r"(reports?|announces?|delivers?)\b.{0,80}\b(quarter|fiscal|full[- ]year)\b.{0,40}\bresults", flat) \
             or re.search(r"\b(earnings release|results for the (first|second|third|fourth) quarter)", flat) \
             or re.search(r"\b(quarter|4q|3q|2q|1q)\b.{0,40}\b(results|earnings)\b", pm_all):
-        meta.doc_type = "earnings release"
-    elif re.search(r"sustainability report|esg report|non-?financial (report|statement)|corporate (social )?responsibility"
-                   r"|impact report|climate report|sustainability statement", flat + " " + pm_all):
-        meta.doc_type = "sustainability report"
-    elif re.search(r"\babstract\b", flat[:6000]) and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
-        meta.doc_type = "research paper"
+        return "earnings release"
+    elif re.search(r"sustainability report|esg report|non-?financial (report|statement)"
+                   r"|corporate (social )?responsibility|impact report|climate report|sustainability statement",
+                   flat + " " + pm_all):
+        return "sustainability report"
+    elif re.search(r"\babstract\b", flat[:6000]) \
+            and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
+        return "research paper"
     elif "annual report" in flat[:8000] or "annual report" in pm_all:
-        meta.doc_type = "annual report"
+        return "annual report"
+    return "other"
 
-    # Company: the registrant line of a filing, else the most frequent legal name on the first pages.
-    # A glossy annual report puts the 10-K cover (with the registrant line) a few pages in.
+
+def _company(t: _Texts, pdf_meta: dict, doc_type: str) -> str | None:
+    """The issuer, from the strongest source to the weakest: the registrant line of a filing, the most frequent
+    legal name on the first pages, '<Name> reports/announces', the PDF author, the PDF title."""
+    return (_registrant(t) or _frequent_legal_name(t.cover) or _announcer(t.cover)
+            or _author_company(pdf_meta, doc_type) or _title_company(t.pm_title))
+
+
+def _registrant(t: _Texts) -> str | None:
+    """The name above '(Exact name of registrant …)'; a glossy annual report puts that 10-K cover a few pages in."""
     m = re.search(r"\n\s*([^\n]{1,80}?)\s*\n\s*([^\n]{1,80}?)\s*\n\s*\(exact\s+name\s+of\s+(?:the\s+)?registrant",
-                  "\n" + cover + "\n" + "\n".join(later_pages or []), re.I)
+                  "\n" + t.cover + "\n" + "\n".join(t.later), re.I)
     if m:
         # A name broken over lines ("AMCOR" / "PLC") is joined again.
         name = f"{m.group(1)} {m.group(2)}" if re.fullmatch(_SUFFIX, m.group(2).strip(), re.I) else m.group(2)
         if _plausible_company(name):
-            meta.company = _tidy_company(name)
-    if not meta.company:
-        names = Counter()
-        for cand in _LEGAL_NAME.findall(cover[:20000]):
-            c = re.sub(r"\s+", " ", cand).strip()
-            words = c.split()
-            while words and not (words[0][:1].isupper() or words[0][:1].isdigit()):
-                words = words[1:]  # the regex starts at the leftmost word: drop lowercase lead-in words
-            while words and words[0].lower() in {"the", "of", "by", "and", "for", "from", "at", "to", "neither", "both",
-                                                 "each", "any", "this", "these", "our", "all", "nor", "with"}:
-                words = words[1:]
-            if len(words) == 1 and re.fullmatch(_SUFFIX, words[0], re.I):
-                continue
-            c = " ".join(words)
-            if 1 <= len(words) <= 6 and _plausible_company(c):
-                names[c] += 1
-        if names:
-            meta.company = _tidy_company(names.most_common(1)[0][0])
-    if not meta.company:
-        m = re.search(r"^\s*([A-Z][\w&.'\-]+(?:\s+[A-Z][\w&.'\-]+){0,3}?)\s+(?i:reports|announces|delivers|posts)\b", cover, re.M)
-        if m and _plausible_company(m.group(1)):
-            meta.company = m.group(1)
-    author = ((pdf_meta or {}).get("author") or "").strip()
-    if not meta.company and meta.doc_type != "research paper" and author and len(author) < 60 and _plausible_company(author) and not re.search(r"\d", author) \
-            and not re.search(r"edgar|donnelley|anonymous|user|admin|microsoft|sustainability|;", author, re.I):
-        meta.company = pdf_meta["author"].strip()
-    if not meta.company:
-        m = re.search(r"-\s*([A-Z][\w&. ]+?(?:Inc\.?|Company|Corporation|plc))\s*$", pm_title) or \
-            re.match(r"^([A-Z][\w&.\-]+(?:\s+[A-Z][\w&.\-]+){0,2}?)\s+(?:\d|[1-4]q|fy|q[1-4]|annual|sustainability|"
-                     r"non-?financial|esg|integrated|corporate|group\b|report|results|earnings)", pm_title, re.I)
-        if m and _plausible_company(m.group(1)):
-            meta.company = m.group(1).strip()
-    meta.company_key = company_key(meta.company)
+            return _tidy_company(name)
+    return None
 
-    # Fiscal year and period.
+
+_LEAD_IN = {"the", "of", "by", "and", "for", "from", "at", "to", "neither", "both", "each", "any", "this", "these",
+            "our", "all", "nor", "with"}
+
+
+def _frequent_legal_name(cover: str) -> str | None:
+    """The legal name ('… Inc.', '… AG') met most often in the first 20000 characters."""
+    names = Counter()
+    for cand in _LEGAL_NAME.findall(cover[:20000]):
+        c = re.sub(r"\s+", " ", cand).strip()
+        words = c.split()
+        while words and not (words[0][:1].isupper() or words[0][:1].isdigit()):
+            words = words[1:]  # the regex starts at the leftmost word: drop lowercase lead-in words
+        while words and words[0].lower() in _LEAD_IN:
+            words = words[1:]
+        if len(words) == 1 and re.fullmatch(_SUFFIX, words[0], re.I):
+            continue
+        c = " ".join(words)
+        if 1 <= len(words) <= 6 and _plausible_company(c):
+            names[c] += 1
+    if names:
+        return _tidy_company(names.most_common(1)[0][0])
+    return None
+
+
+def _announcer(cover: str) -> str | None:
+    """The name at the start of a line that 'reports', 'announces', 'delivers' or 'posts'."""
+    m = re.search(r"^\s*([A-Z][\w&.'\-]+(?:\s+[A-Z][\w&.'\-]+){0,3}?)\s+(?i:reports|announces|delivers|posts)\b",
+                  cover, re.M)
+    if m and _plausible_company(m.group(1)):
+        return m.group(1)
+    return None
+
+
+def _author_company(pdf_meta: dict, doc_type: str) -> str | None:
+    """The PDF author, when it reads as a company (not for research papers, not a tool or a person's login)."""
+    author = ((pdf_meta or {}).get("author") or "").strip()
+    if doc_type != "research paper" and author and len(author) < 60 and _plausible_company(author) \
+            and not re.search(r"\d", author) \
+            and not re.search(r"edgar|donnelley|anonymous|user|admin|microsoft|sustainability|;", author, re.I):
+        return pdf_meta["author"].strip()
+    return None
+
+
+def _title_company(pm_title: str) -> str | None:
+    """A company named in the PDF title: '… - Boeing Company', 'Addiko 2023 sustainability report'."""
+    m = re.search(r"-\s*([A-Z][\w&. ]+?(?:Inc\.?|Company|Corporation|plc))\s*$", pm_title) or \
+        re.match(r"^([A-Z][\w&.\-]+(?:\s+[A-Z][\w&.\-]+){0,2}?)\s+(?:\d|[1-4]q|fy|q[1-4]|annual|sustainability|"
+                 r"non-?financial|esg|integrated|corporate|group\b|report|results|earnings)", pm_title, re.I)
+    if m and _plausible_company(m.group(1)):
+        return m.group(1).strip()
+    return None
+
+
+def _fiscal_year_and_period(meta: DocMeta, t: _Texts, file_name: str) -> None:
+    """Fiscal year and period: from what the document type states, then weaker hints, the file name last."""
+    _filing_period(meta, t.flat)
+    _release_quarter(meta, t.flat, t.pm_all)
+    if meta.doc_type in ("10-Q", "earnings release"):
+        _quarterly_years(meta, t.flat, t.cover1 + " " + t.pm_all, re.sub(r"\s+", " ", "\n".join(t.later).lower()))
+    if meta.doc_type == "earnings release":
+        m = re.search(_DATE, t.cover1[:400], re.I)  # the release date heads the release
+        if m:
+            meta.published_date = _year_from_date(m.group(1))[1]
+    if meta.doc_type == "8-K":
+        m = re.search(r"date of report[^\n]{0,80}?" + _DATE, t.flat, re.I)
+        if m:
+            meta.fiscal_year, meta.published_date = _year_from_date(m.group(1))
+    _fallback_fiscal_year(meta, t, file_name)
+    if meta.doc_type == "research paper":
+        meta.fiscal_period = None
+        if not meta.fiscal_year:
+            m = re.search(r"\b(20[0-4]\d)\b", t.pm_all + " " + t.flat[:3000])
+            meta.fiscal_year = int(m.group(1)) if m else None
+
+
+def _filing_period(meta: DocMeta, flat: str) -> None:
+    """A 10-K's year ended, a 10-Q's quarterly period ended (its quarter from 'three/six/nine months ended')."""
     if meta.doc_type == "10-K":
         m = re.search(r"(?:fiscal\s+)?year\s+ended\s*:?\s*" + _DATE, flat, re.I)
         if m:
@@ -235,7 +289,12 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
     if meta.doc_type == "10-Q" and not meta.fiscal_period:
         meta.fiscal_period = ("Q3" if "nine months ended" in flat else "Q2" if "six months ended" in flat
                               else "Q1" if "three months ended" in flat else None)
-    q = re.search(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4}))?", flat)
+
+
+def _release_quarter(meta: DocMeta, flat: str, pm_all: str) -> None:
+    """An earnings release's quarter (and year): 'first quarter of fiscal 2023', '4Q22', 'Q2 2023'."""
+    q = re.search(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter"
+                  r"(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4}))?", flat)
     if meta.doc_type == "earnings release" and q:
         meta.fiscal_period = _QUARTER_WORDS[q.group(1)]
         if q.group(2) and meta.doc_type == "earnings release":
@@ -247,22 +306,19 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         meta.fiscal_period = meta.fiscal_period or f"Q{qn}"
         if yr and not meta.fiscal_year:
             meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
-    if meta.doc_type in ("10-Q", "earnings release"):
-        _quarterly_years(meta, flat, cover1 + " " + pm_all, re.sub(r"\s+", " ", "\n".join(later_pages or []).lower()))
-    if meta.doc_type == "earnings release":
-        m = re.search(_DATE, cover1[:400], re.I)  # the release date heads the release
-        if m:
-            meta.published_date = _year_from_date(m.group(1))[1]
-    if meta.doc_type == "8-K":
-        m = re.search(r"date of report[^\n]{0,80}?" + _DATE, flat, re.I)
-        if m:
-            meta.fiscal_year, meta.published_date = _year_from_date(m.group(1))
+
+
+def _fallback_fiscal_year(meta: DocMeta, t: _Texts, file_name: str) -> None:
+    """Weaker hints for a fiscal year still unknown: 'fiscal 2022', 'report 2023', the most frequent year on the
+    first pages, a year in the file name."""
+    flat = t.flat
     if not meta.fiscal_year:
         m = re.search(r"(?:fiscal(?:\s+year)?|fy)\s*'?(\d{4})\b", flat[:5000])
         if m:
             meta.fiscal_year = int(m.group(1))
     if not meta.fiscal_year and meta.doc_type in ("sustainability report", "annual report", "earnings release"):
-        m = re.search(r"(report|statement)\s+(?:for\s+)?(?:the\s+year\s+)?(20[0-4]\d)\b|\b(20[0-4]\d)\s+(?:annual|sustainability|non-?financial|esg)", flat[:4000] + " " + pm_all)
+        m = re.search(r"(report|statement)\s+(?:for\s+)?(?:the\s+year\s+)?(20[0-4]\d)\b"
+                      r"|\b(20[0-4]\d)\s+(?:annual|sustainability|non-?financial|esg)", flat[:4000] + " " + t.pm_all)
         if m:
             meta.fiscal_year = int(m.group(2) or m.group(3))
     if not meta.fiscal_year and meta.doc_type != "research paper":
@@ -273,34 +329,49 @@ def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: 
         m = re.search(r"(?<!\d)(20[0-4]\d)(?!\d)", file_name)
         if m:
             meta.fiscal_year = int(m.group(1))
-    if meta.doc_type == "research paper":
-        meta.fiscal_period = None
-        if not meta.fiscal_year:
-            m = re.search(r"\b(20[0-4]\d)\b", pm_all + " " + flat[:3000])
-            meta.fiscal_year = int(m.group(1)) if m else None
 
+
+def _year_labels(meta: DocMeta) -> list[int] | None:
+    """The year labels found so far plus the fiscal year, sorted; None when there are none."""
     labels = set(meta.year_labels or [])
     if meta.fiscal_year:
         labels.add(meta.fiscal_year)
-    meta.year_labels = sorted(labels) or None
+    return sorted(labels) or None
 
+
+def _creation_date(pdf_meta: dict) -> str | None:
+    """The PDF's creation date ('D:20230412…' → '2023-04-12'), when it is a valid date."""
+    cd = (pdf_meta or {}).get("creationDate") or ""
+    m = re.match(r"D:(\d{4})(\d{2})(\d{2})", cd)
+    if m:
+        try:
+            return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
+        except ValueError:
+            pass
+    return None
+
+
+def _title(pm_title: str, cover: str) -> str | None:
+    """A meaningful PDF metadata title, else the first substantial line of the cover."""
+    if pm_title and not re.fullmatch(r"[\d\-_ ]+|untitled.*|microsoft word.*|.*\.(docx?|indd|pdf)", pm_title, re.I):
+        return pm_title.strip()[:200]
+    for line in cover.splitlines():
+        s = line.strip()
+        if len(s.split()) >= 2 and len(s) > 8 and not re.match(r"^(table of contents|united states|page)", s, re.I):
+            return s[:200]
+    return None
+
+
+def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
+    """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
+    t = _texts(first_pages, pdf_meta, later_pages)
+    meta = DocMeta(doc_type=_doc_type(t))
+    meta.company = _company(t, pdf_meta, meta.doc_type)
+    meta.company_key = company_key(meta.company)
+    _fiscal_year_and_period(meta, t, file_name)
+    meta.year_labels = _year_labels(meta)
     # Published date: PDF creation date unless a filing date was found.
     if not meta.published_date:
-        cd = (pdf_meta or {}).get("creationDate") or ""
-        m = re.match(r"D:(\d{4})(\d{2})(\d{2})", cd)
-        if m:
-            try:
-                meta.published_date = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
-            except ValueError:
-                pass
-
-    # Title: meaningful PDF metadata title, else the first substantial line.
-    if pm_title and not re.fullmatch(r"[\d\-_ ]+|untitled.*|microsoft word.*|.*\.(docx?|indd|pdf)", pm_title, re.I):
-        meta.title = pm_title.strip()[:200]
-    else:
-        for line in cover.splitlines():
-            s = line.strip()
-            if len(s.split()) >= 2 and len(s) > 8 and not re.match(r"^(table of contents|united states|page)", s, re.I):
-                meta.title = s[:200]
-                break
+        meta.published_date = _creation_date(pdf_meta)
+    meta.title = _title(t.pm_title, t.cover)
     return meta

@@ -47,7 +47,7 @@ def ocr_image(png: bytes, engine: str = "rapidocr", min_score: float = 0.5) -> l
     res = eng(png)
     if res is None or res.txts is None:
         return out
-    for box, text, score in zip(res.boxes, res.txts, res.scores):
+    for box, text, score in zip(res.boxes, res.txts, res.scores, strict=False):
         xs, ys = [p[0] for p in box], [p[1] for p in box]
         if score >= min_score and text.strip():
             out.append(OcrLine(text.strip(), float(score), (min(xs), min(ys), max(xs), max(ys))))

@@ -13,7 +13,8 @@ from typing import Callable
 import numpy as np
 import pymupdf
 
-from rag.config import Settings
+from rag.config import IngestSettings, Settings
+from rag.domain import match_known_company
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
@@ -96,7 +97,8 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
         best = None
         if f.number:
             pat = re.compile(rf"\b(fig(ure)?\.?)\s*{re.escape(f.number)}\b", re.I)
-            mentions = [c for c in chunks if pat.search(c.text) and not (f.caption and c.text.startswith(f.caption[:40]))
+            mentions = [c for c in chunks if pat.search(c.text)
+                        and not (f.caption and c.text.startswith(f.caption[:40]))
                         and abs(c.page_start - f.page) <= 1]
             mentions = [c for c in mentions if not (f.caption and f.caption[:60] in c.text and
                                                     len(pat.findall(c.text)) == 1)] or mentions
@@ -109,7 +111,8 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
                 for u in c.units:
                     if u.page == f.page:
                         cap = 0 if f.caption and f.caption[:30] in u.text else 1
-                        cands.append((cap, min(abs(u.y0 - f.bbox[3]), abs(u.y1 - f.bbox[1]), abs((u.y0 + u.y1) / 2 - cy)), c))
+                        gap = min(abs(u.y0 - f.bbox[3]), abs(u.y1 - f.bbox[1]), abs((u.y0 + u.y1) / 2 - cy))
+                        cands.append((cap, gap, c))
             if cands:
                 best = min(cands, key=lambda x: (x[0], x[1]))[2]
         if best is None and chunks:
@@ -117,11 +120,8 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
         f.chunk_index = best.chunk_index if best else None
 
 
-def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | None = None,
-              warnings: list[str] | None = None):
-    """Pages → (chunks, figures, ocr_page_count, text of the first 12 pages). Page by page; one bad page is skipped."""
-    cfg = settings.ingest
-    warnings = warnings if warnings is not None else []
+def _figure_ocr(cfg: IngestSettings) -> Callable[[bytes], str]:
+    """OCR of a figure's image, within the document's budget of cfg.ocr_budget_s seconds."""
     spent = [0.0]
 
     def ocr_fn(png: bytes) -> str:
@@ -134,13 +134,70 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
         finally:
             spent[0] += time.perf_counter() - t
 
+    return ocr_fn
+
+
+@dataclass
+class _Pages:
+    """What reading a document gathers, page by page."""
+    warnings: list[str]  # one line for each page skipped
+    rows: list[list[layout.Row]] = field(default_factory=list)  # each page's rows in reading order
+    heights: list[float] = field(default_factory=list)  # each page's height
+    figs: list[figmod.Figure] = field(default_factory=list)
+    first_pages: list[str] = field(default_factory=list)  # the text of the first 12 pages
+    ocr_pages: int = 0  # pages read by OCR
+
+
+def _read_page(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages, skip_digests: set[bytes],
+               seen: set[str], ocr_fn: Callable[[bytes], str] | None) -> None:
+    """Page i into `pages`: its rows (OCR when it has no text layer), its figures, its text if among the first 12.
+    A page that fails keeps what was read of it before the failure (its rows, its height), with a warning."""
+    page_no = i + 1
+    rows: list[layout.Row] = []
+    height = 792.0
+    try:
+        page = doc.load_page(i)
+        height = page.rect.height
+        lines = layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS))
+        chars = sum(len(l.text) for l in lines)
+        if chars < 20 and cfg.ocr and page.get_images(full=False):
+            ocr_lines = _ocr_page(page, cfg.ocr_engine)
+            if ocr_lines:
+                lines = ocr_lines
+                pages.ocr_pages += 1
+        rows = layout.reading_order(lines, page.rect.width, page_no)
+        pages.figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn))
+        if i < 12:
+            pages.first_pages.append("\n".join(r.text for r in rows))
+    except Exception as exc:  # a broken page must not sink the document
+        pages.warnings.append(f"page {page_no} skipped: {type(exc).__name__}: {exc}")
+    pages.rows.append(rows)
+    pages.heights.append(height)
+
+
+def _chunk_pages(pages: _Pages, settings: Settings) -> list[chunking.Chunk]:
+    """The pages' rows, less running headers and footers, with headings marked → chunks, figures linked to them."""
+    pages_rows = pages.rows
+    repeated = layout.repeated_margin_texts(pages_rows, pages.heights)
+    kept = [layout.drop_margins(rows, h, repeated) for rows, h in zip(pages_rows, pages.heights, strict=False)]
+    # Running headers and footers go, unless they are all the text there is (short pages that open alike).
+    if any(r.text.strip() for rows in kept for r in rows) or not repeated:
+        pages_rows = kept
+    layout.mark_headings(pages_rows, layout.body_size(pages_rows))
+    units = chunking.rows_to_units(pages_rows)
+    chunks = chunking.chunk_units(units, settings.chunking)
+    _link_figures(pages.figs, chunks)
+    return chunks
+
+
+def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | None = None,
+              warnings: list[str] | None = None):
+    """Pages → (chunks, figures, ocr_page_count, text of the first 12 pages). Page by page; one bad page is skipped."""
+    cfg = settings.ingest
+    pages = _Pages(warnings=warnings if warnings is not None else [])
+    ocr_fn = _figure_ocr(cfg) if cfg.ocr else None
     skip_digests = figmod.repeated_image_digests(doc)
     seen: set[str] = set()
-    pages_rows: list[list[layout.Row]] = []
-    heights: list[float] = []
-    figs: list[figmod.Figure] = []
-    first_pages: list[str] = []
-    ocr_pages = 0
     n = doc.page_count
     started = time.perf_counter()
     for i in range(n):
@@ -148,38 +205,11 @@ def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | No
         if time.perf_counter() - started > cfg.max_seconds:
             raise LimitExceededError(f"reading stopped after {cfg.max_seconds:.0f} s at page {page_no} of {n} "
                                      f"(limit RAG_INGEST__MAX_SECONDS)")
-        rows: list[layout.Row] = []
-        height = 792.0
-        try:
-            page = doc.load_page(i)
-            height = page.rect.height
-            lines = layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS))
-            chars = sum(len(l.text) for l in lines)
-            if chars < 20 and cfg.ocr and page.get_images(full=False):
-                ocr_lines = _ocr_page(page, cfg.ocr_engine)
-                if ocr_lines:
-                    lines = ocr_lines
-                    ocr_pages += 1
-            rows = layout.reading_order(lines, page.rect.width, page_no)
-            figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn if cfg.ocr else None))
-            if i < 12:
-                first_pages.append("\n".join(r.text for r in rows))
-        except Exception as exc:  # a broken page must not sink the document
-            warnings.append(f"page {page_no} skipped: {type(exc).__name__}: {exc}")
-        pages_rows.append(rows)
-        heights.append(height)
+        _read_page(doc, i, cfg, pages, skip_digests, seen, ocr_fn)
         if progress:
             progress("pages", page_no, n)
-    repeated = layout.repeated_margin_texts(pages_rows, heights)
-    kept = [layout.drop_margins(rows, h, repeated) for rows, h in zip(pages_rows, heights)]
-    # Running headers and footers go, unless they are all the text there is (short pages that open alike).
-    if any(r.text.strip() for rows in kept for r in rows) or not repeated:
-        pages_rows = kept
-    layout.mark_headings(pages_rows, layout.body_size(pages_rows))
-    units = chunking.rows_to_units(pages_rows)
-    chunks = chunking.chunk_units(units, settings.chunking)
-    _link_figures(figs, chunks)
-    return chunks, figs, ocr_pages, first_pages
+    chunks = _chunk_pages(pages, settings)
+    return chunks, pages.figs, pages.ocr_pages, pages.first_pages
 
 
 def _check_time(t0: float, settings: Settings, where: str) -> None:
@@ -201,68 +231,11 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         res.pages = doc.page_count
         sha = sha256_file(path)
         existing = store.document_by_sha256(sha)
-        if existing:
+        if existing:  # the same file is in the store already
             res.document_id, res.already_ingested = existing, True
             return res
         store.check_model(embedder.model_name)
-        chunks, figs, ocr_pages, first_pages = parse_pdf(doc, settings, progress, res.warnings)
-        res.ocr_pages = ocr_pages
-        if not chunks:
-            raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
-                              " or scanned (OCR is switched off)"))
-        meta = metadata.detect(first_pages[:5], doc.metadata or {}, res.file, later_pages=first_pages[5:])
-        known = {d["company_key"]: d["company"] for d in store.list_documents() if d.get("company_key")}
-        same = metadata.match_known_company(meta.company_key, known)
-        if same:
-            meta.company_key, meta.company = same
-        label = meta.label()
-        contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
-        texts = [f"{ctx}\n{c.text}" for ctx, c in zip(contexts, chunks)]
-        fig_texts = [f.embed_text() for f in figs]
-        if progress:
-            progress("embedding", 0, len(texts) + len(fig_texts))
-        _check_time(t0, settings, "before embedding")
-        vecs = embedder.encode(texts + fig_texts)
-        _check_time(t0, settings, "after embedding, before writing")
-        if progress:
-            progress("embedding", len(texts) + len(fig_texts), len(texts) + len(fig_texts))
-        if meta.doc_type == "research paper":
-            from rag.ingest.sections import assign_by_content
-
-            assign_by_content(chunks, vecs[: len(chunks)], embedder)
-        tokens = embedder.count_tokens([c.text for c in chunks])
-        doc_row = {
-            "file_name": res.file, "title": meta.title, "company": meta.company, "company_key": meta.company_key,
-            "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period, "doc_type": meta.doc_type,
-            "published_date": meta.published_date, "sha256": sha, "page_count": doc.page_count,
-            "ocr_pages": ocr_pages, "embedding_model": embedder.model_name,
-            "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
-                     "year_labels": meta.year_labels or []},
-        }
-        chunk_rows = [{
-            "chunk_index": c.chunk_index, "page_start": c.page_start, "page_end": c.page_end,
-            "heading": c.heading, "section_type": c.section_type, "context": ctx, "content": c.text,
-            "token_count": tok, "embedding": _vec(v),
-        } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs[: len(chunks)])]
-        fig_rows = [{
-            "chunk_index": f.chunk_index, "page": f.page, "bbox": list(f.bbox), "kind": f.kind,
-            "caption": f.caption, "context": f.context, "ocr_text": f.ocr_text, "chart_type": f.chart_type,
-            "image_b64": base64.b64encode(f.png).decode("ascii"), "sha256": f.sha256,
-            "width": f.width, "height": f.height, "embedding": _vec(v),
-        } for f, v in zip(figs, vecs[len(chunks):])]
-        out = store.ingest_document(doc_row, chunk_rows, fig_rows)
-        res.document_id = out["document_id"]
-        res.already_ingested = bool(out.get("already_ingested"))
-        res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
-        # a password-protected PDF is not kept: its text is in the store, the file stays with its owner
-        if settings.ingest.keep_pdf and not res.already_ingested and not password and \
-                path.stat().st_size <= settings.ingest.keep_pdf_max_mb * 1024 * 1024:
-            try:  # optional: the app shows the cited region of a page from it
-                store.put_document_file(res.document_id, path.read_bytes())
-            except Exception as exc:  # the document itself is stored; only the crops are lost
-                res.warnings.append(f"original PDF not stored: {type(exc).__name__}: {exc}")
-        res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
-                                                 "published_date")}
+        _ingest_new(doc, path, sha, res, store, embedder, settings, t0, password, progress)
     except IngestError as exc:
         res.error = scrub_path(str(exc), path)
     except Exception as exc:  # anything else is still one file's failure, reported in one line (trace with -v)
@@ -274,6 +247,108 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
             doc.close()
         res.seconds = round(time.perf_counter() - t0, 2)
     return res
+
+
+def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, store, embedder: Embedder,
+                settings: Settings, t0: float, password: str | None, progress: Progress | None) -> None:
+    """A document not in the store yet: parse, detect its metadata, embed, write it in one call, keep the file."""
+    chunks, figs, first_pages = _parse(doc, settings, progress, res)
+    meta = _detect_metadata(doc, first_pages, res.file, store)
+    label = meta.label()
+    contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
+    vecs = _embed(chunks, contexts, figs, embedder, settings, t0, progress)
+    if meta.doc_type == "research paper":
+        from rag.ingest.sections import assign_by_content
+
+        assign_by_content(chunks, vecs[: len(chunks)], embedder)
+    tokens = embedder.count_tokens([c.text for c in chunks])
+    doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
+    out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)]),
+                                _figure_rows(figs, vecs[len(chunks):]))
+    res.document_id = out["document_id"]
+    res.already_ingested = bool(out.get("already_ingested"))
+    res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
+    _keep_original(store, res, path, password, settings)
+    res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
+                                             "published_date")}
+
+
+def _parse(doc: pymupdf.Document, settings: Settings, progress: Progress | None, res: IngestResult):
+    """Pages → (chunks, figures, text of the first 12 pages); a document without any text is an error."""
+    chunks, figs, ocr_pages, first_pages = parse_pdf(doc, settings, progress, res.warnings)
+    res.ocr_pages = ocr_pages
+    if not chunks:
+        raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
+                          " or scanned (OCR is switched off)"))
+    return chunks, figs, first_pages
+
+
+def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store) -> metadata.DocMeta:
+    """Company, year, type, title and date from the first pages; an issuer already in the store keeps its name."""
+    meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
+    known = {d.company_key: d.company for d in store.list_documents() if d.company_key}
+    same = match_known_company(meta.company_key, known)
+    if same:
+        meta.company_key, meta.company = same
+    return meta
+
+
+def _embed(chunks: list[chunking.Chunk], contexts: list[str], figs: list[figmod.Figure], embedder: Embedder,
+           settings: Settings, t0: float, progress: Progress | None) -> np.ndarray:
+    """One embedding per chunk (its context line, then its text), then one per figure; within the time limit."""
+    texts = [f"{ctx}\n{c.text}" for ctx, c in zip(contexts, chunks, strict=False)]
+    fig_texts = [f.embed_text() for f in figs]
+    if progress:
+        progress("embedding", 0, len(texts) + len(fig_texts))
+    _check_time(t0, settings, "before embedding")
+    vecs = embedder.encode(texts + fig_texts)
+    _check_time(t0, settings, "after embedding, before writing")
+    if progress:
+        progress("embedding", len(texts) + len(fig_texts), len(texts) + len(fig_texts))
+    return vecs
+
+
+def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: str, page_count: int,
+                  model_name: str, path: Path) -> dict:
+    """The documents row."""
+    return {
+        "file_name": res.file, "title": meta.title, "company": meta.company, "company_key": meta.company_key,
+        "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period, "doc_type": meta.doc_type,
+        "published_date": meta.published_date, "sha256": sha, "page_count": page_count,
+        "ocr_pages": res.ocr_pages, "embedding_model": model_name,
+        "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
+                 "year_labels": meta.year_labels or []},
+    }
+
+
+def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[int], vecs) -> list[dict]:
+    """One chunks row per chunk, with its embedding."""
+    return [{
+        "chunk_index": c.chunk_index, "page_start": c.page_start, "page_end": c.page_end,
+        "heading": c.heading, "section_type": c.section_type, "context": ctx, "content": c.text,
+        "token_count": tok, "embedding": _vec(v),
+    } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs, strict=False)]
+
+
+def _figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
+    """One figures row per figure: the image as base64 PNG, with its embedding."""
+    return [{
+        "chunk_index": f.chunk_index, "page": f.page, "bbox": list(f.bbox), "kind": f.kind,
+        "caption": f.caption, "context": f.context, "ocr_text": f.ocr_text, "chart_type": f.chart_type,
+        "image_b64": base64.b64encode(f.png).decode("ascii"), "sha256": f.sha256,
+        "width": f.width, "height": f.height, "embedding": _vec(v),
+    } for f, v in zip(figs, vecs, strict=False)]
+
+
+def _keep_original(store, res: IngestResult, path: Path, password: str | None, settings: Settings) -> None:
+    """Store the original PDF, so the app can show the cited region of a page; failing that is only a warning.
+    A password-protected PDF is not kept: its text is in the store, the file stays with its owner."""
+    if settings.ingest.keep_pdf and not res.already_ingested and not password and \
+            path.stat().st_size <= settings.ingest.keep_pdf_max_mb * 1024 * 1024:
+        try:  # optional: the app shows the cited region of a page from it
+            store.put_document_file(res.document_id, path.read_bytes())
+        except Exception as exc:  # the document itself is stored; only the crops are lost
+            res.warnings.append(f"original PDF not stored: {type(exc).__name__}: {exc}")
 
 
 def _vec(v) -> list[float]:

@@ -14,7 +14,8 @@ def reindex(store, embedder, batch: int = 256, progress=None) -> dict:
                 break
             vecs = embedder.encode([r["text_to_embed"] for r in rows])
             store.admin_rpc("reindex_write", {"p_kind": kind, "items": [
-                {"id": r["id"], "embedding": [round(float(x), 7) for x in v]} for r, v in zip(rows, vecs)]})
+                {"id": r["id"], "embedding": [round(float(x), 7) for x in v]}
+                for r, v in zip(rows, vecs, strict=False)]})
             after = rows[-1]["id"]
             done += len(rows)
             if progress:
