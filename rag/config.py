@@ -104,6 +104,8 @@ class FactorSettings(BaseModel):
                                         "summaries and key figures tend to be.")
     text_rank_weight: float = Field(0.25, description="Relevance = cosine + this × full-text rank (0..1), so a short "
                                     "question fully matched by a long passage is not cut by a diluted cosine.")
+    cross_encoder_chars: int = Field(2000, description="Characters of a chunk the cross-encoder reads: its window "
+                                     "is 512 tokens, and the opening of a chunk carries its heading and topic.")
     cross_encoder_base: float = Field(0.5, description="Final × (this + cross-encoder probability); chunks the "
                                       "cross-encoder did not see get × this.")
 
@@ -119,6 +121,11 @@ class SelectionSettings(BaseModel):
     k_compare: int = Field(7, description="Chunks for a comparison: each company or period needs room.")
     short_question_words: int = Field(8, description="A question of at most this many words is short.")
     compare_years: int = Field(2, description="More years than this named in one question make it a comparison.")
+    single_document_top: int = Field(10, description="When the best this many candidates all come from one "
+                                     "document, the question is about that document: no per-document cap.")
+    nearest: int = Field(5, description="Passages kept with a refusal, for 'Nearest pages: …'.")
+    date_window_days: int = Field(3, description="A document published within this many days of a date in the "
+                                  "question is the one it names (filing and press dates differ by a day or two).")
     figure_pool_factor: int = Field(2, description="Figures fetched are this many times max_figures, before floors.")
     linked_figure_bonus: float = Field(0.1, description="Sort bonus of a figure linked to a chosen chunk over one "
                                        "that only resembles the question.")
@@ -189,6 +196,10 @@ class AnswerSettings(BaseModel):
     rank_base: float = Field(0.6, description="A unit's score × (this + (1 − this) × its chunk's final score).")
     position_step: float = Field(0.02, description="Per-position decay of units within a chunk (first ten).")
     position_cap: int = Field(10, description="Positions after this one decay no further.")
+    max_sub_searches: int = Field(4, description="A plan's sub-searches at most (offline): each costs a search, "
+                                  "and an answer cites a few passages of each entity.")
+    extra_per_sub_search: int = Field(2, description="New chunks one sub-search adds at most: the best of what the "
+                                      "first search lacked.")
     high_relevance: float = Field(0.55, description="'high' confidence needs the best cited passage at least this "
                                   "relevant (and every check passing).")
     high_unit_score: float = Field(0.9, description="…and the best unit scoring at least this.")

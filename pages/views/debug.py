@@ -50,7 +50,9 @@ def _question(r) -> None:
             "section": c.section_type, "cosine": round(c.cosine_similarity, 3),
             "text rank": round(c.text_rank, 3), "fused": round(c.fused, 5),
             **{k: round(v, 3) for k, v in c.factors.items() if k != "fused_norm"},
-            "final": round(c.final, 3)} for c in r.candidates[:10]]
+            "final": round(c.final, 3),
+            "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm")}
+           for c in r.candidates[:10]]
     st.dataframe(top, hide_index=True, use_container_width=True)
     st.caption(f"Distinct documents in the answer: {len({c.document_id for c in r.chunks})} · distinct pages: "
                f"{len({(c.document_id, c.page_start) for c in r.chunks})} · chunks: {len(r.chunks)}"

@@ -4,10 +4,13 @@ paragraph they support, timings and the retrieval trace. `to_json()` is the stab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.answer.labels import document_label, source_label
 from rag.records import Candidate, FigureHit
+
+if TYPE_CHECKING:
+    from rag.retrieve.pipeline import Retrieval
 
 
 @dataclass
@@ -93,7 +96,7 @@ class Answer:
     numbers_verified: int = 0
     message: str | None = None
     rows: list[dict] | None = None  # structured (SQL) answers
-    retrieval: object = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
+    retrieval: Retrieval | None = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
     @property
     def insufficient(self) -> bool:

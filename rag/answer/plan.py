@@ -25,8 +25,6 @@ from rag.retrieve.search import SearchFilters
 
 _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|improv\w*|increas\w*|decreas\w*|"
                      r"compared? (to|with)|versus|vs\.?|year[- ]over[- ]year|prior year|previous year)\b", re.I)
-MAX_SUB_SEARCHES = 4  # a plan's sub-searches at most: each costs a search, and the answer cites a few of each
-EXTRA_PER_SUB_SEARCH = 2  # chunks a sub-search adds at most: the best of what the first search lacked
 
 
 class PlanMerge:
@@ -42,11 +40,11 @@ def offline_plan(ctx: ToolContext) -> Retrieval:
     f = ctx.filters
     if r.refused or (f and (f.document_ids or f.companies)):
         return r
-    for filters, label in _gaps(ctx, r)[:MAX_SUB_SEARCHES]:
+    for filters, label in _gaps(ctx, r)[: ctx.settings.answer.max_sub_searches]:
         t0 = time.perf_counter()
         sub = sub_search(r, filters)
         ctx.record("search_chunks", {"query": ctx.question, "filters": label}, t0, tools.summary(sub))
-        _merge(r, sub, label)
+        _merge(r, sub, label, ctx.settings.answer.extra_per_sub_search)
     return r
 
 
@@ -76,11 +74,11 @@ def _gaps(ctx: ToolContext, r: Retrieval) -> list[tuple[SearchFilters, str]]:
     return subs
 
 
-def _merge(r: Retrieval, sub: Retrieval, label: str) -> None:
+def _merge(r: Retrieval, sub: Retrieval, label: str, extra_chunks: int) -> None:
     """A sub-search's best new chunks (and figures) join the answer's, as a stage of the trace."""
     with r.trace.stage(f"{PlanMerge.name} {label}", PlanMerge, len(r.chunks)) as entry:
         seen = {c.chunk_id for c in r.chunks}
-        extra = [c for c in sub.chunks if c.chunk_id not in seen][:EXTRA_PER_SUB_SEARCH]
+        extra = [c for c in sub.chunks if c.chunk_id not in seen][:extra_chunks]
         r.chunks.extend(extra)
         have = {f.figure_id for f in r.figures}
         r.figures.extend(x for x in sub.figures if x.figure_id not in have)

@@ -55,7 +55,8 @@ def _cross_encode(cands: list[Candidate], intent: QueryIntent, cfg: RetrievalSet
             _ce_cache[cfg.cross_encoder] = model
     base = cfg.factors.cross_encoder_base
     pool = sorted(cands, key=lambda c: -c.final)[: cfg.rerank_size]
-    raw = model.predict([(intent.rewritten, c.content[:2000]) for c in pool], show_progress_bar=False)  # type: ignore[attr-defined]
+    n = cfg.factors.cross_encoder_chars
+    raw = model.predict([(intent.rewritten, c.content[:n]) for c in pool], show_progress_bar=False)  # type: ignore[attr-defined]
     for c, r in zip(pool, raw):
         p = 1 / (1 + math.exp(-float(r)))
         c.factors["rerank"] = p

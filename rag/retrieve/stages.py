@@ -140,7 +140,7 @@ class ScopeAndFilters:
             return Refusal(msg)
         scope = s.scope = Scope(user.as_params(), pool_docs)
         self._company(scope, it, user)
-        dated = self._dated(scope, it, user)
+        dated = self._dated(scope, it, user, s.cfg.selection.date_window_days)
         self._year(scope, it, user, dated)
         if it.latest and not scope.detected.get("year"):
             scope.detected["latest"] = max((doc_time(d) for d in scope.docs), default=0)
@@ -157,10 +157,10 @@ class ScopeAndFilters:
             scope.docs = [d for d in scope.docs if d.company_key in it.companies]
 
     @staticmethod
-    def _dated(scope: Scope, it: QueryIntent, user: SearchFilters) -> bool:
-        """A document named by its date ("the 8-K dated 1st July 2022"): published within three days of it."""
+    def _dated(scope: Scope, it: QueryIntent, user: SearchFilters, window: int) -> bool:
+        """A document named by its date ("the 8-K dated 1st July 2022"): published within a few days of it."""
         dated = [d for d in scope.docs if d.published_date and it.dates
-                 and any(abs(_days(d.published_date, x)) <= 3 for x in it.dates)]
+                 and any(abs(_days(d.published_date, x)) <= window for x in it.dates)]
         if dated and not user.document_ids:
             scope.params["filter_document_ids"] = [d.document_id for d in dated]
             scope.detected["dates"] = it.dates
@@ -263,7 +263,7 @@ class Coverage:
         missing = s.store.terms_missing(it.key_terms, scope.narrowed(s.docs)) if it.key_terms else []
         s.entry.notes = {"key_terms": it.key_terms, "missing": missing}
         s.entry.n_out = 0 if missing else len(s.candidates)
-        return not_mentioned(missing, scope.docs, s.docs, s.candidates) if missing else s
+        return not_mentioned(missing, scope.docs, s.docs, s.candidates[: s.cfg.selection.nearest]) if missing else s
 
 
 def not_mentioned(missing: list[str], searched: list[DocumentMeta], every: list[DocumentMeta],
@@ -274,7 +274,7 @@ def not_mentioned(missing: list[str], searched: list[DocumentMeta], every: list[
     else:
         where = "the documents"
     return Refusal(f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
-                   tuple(candidates[:5]))
+                   tuple(candidates))
 
 
 class Threshold:
@@ -286,7 +286,7 @@ class Threshold:
         s.passed = [c for c in s.candidates if c.relevance >= thr]
         s.entry.n_out, s.entry.notes = len(s.passed), {"threshold": thr}
         if not s.passed:
-            nearest = sorted(s.candidates, key=lambda c: -c.relevance)[:5]
+            nearest = sorted(s.candidates, key=lambda c: -c.relevance)[: s.cfg.selection.nearest]
             return Refusal(f"no relevant passages above threshold {thr:.2f}", tuple(nearest))
         return s
 
@@ -316,7 +316,7 @@ class Diversify:
         cfg, it, passed = s.cfg, s.it, s.passed
         s.entry.n_in = len(passed)
         k = dynamic_k(it, cfg)
-        single_doc = len({c.document_id for c in passed[:10]}) == 1 or \
+        single_doc = len({c.document_id for c in passed[: cfg.selection.single_document_top]}) == 1 or \
             bool(s.user.document_ids and len(s.user.document_ids) == 1)
         pool = passed[: cfg.rerank_size]
         if it.entities:  # every named company / year keeps its best candidates, wherever they ranked overall
@@ -351,9 +351,9 @@ def select(cands: list[Candidate], k: int, single_doc: bool, embs: dict[int, np.
         for c in cands:
             if c.chunk_id in picker.ids or not picker.allowed(c):
                 continue
-            e = embs.get(c.chunk_id)
-            sim = max((float(e @ embs[o.chunk_id]) for o in picker.chosen
-                       if e is not None and o.chunk_id in embs), default=0.0)
+            emb = embs.get(c.chunk_id)
+            sim = max((float(emb @ embs[o.chunk_id]) for o in picker.chosen
+                       if emb is not None and o.chunk_id in embs), default=0.0)
             score = lam * c.final - (1 - lam) * sim
             if score > best_score:
                 best, best_score = c, score

@@ -63,7 +63,7 @@ def test_scanned_page_becomes_searchable_text(clean_store, ingest, embedder, pdf
     res = ingest(pdfs["scanned"])
     assert res.ok and res.ocr_pages == 1
     out = hybrid_search(clean_store, embedder, "turbines safety inspection", k=1)
-    assert "turbines" in out.results[0]["content"].lower()
+    assert "turbines" in out.results[0].content.lower()
 
 
 def test_cli_batch_goes_on_after_bad_files(clean_store, settings, bad_files, pdfs):

@@ -107,13 +107,13 @@ def test_store_errors_are_one_line_for_the_user():
 
 def test_hostile_titles_and_captions_are_escaped_in_the_markdown_export():
     from rag.answer.export import to_markdown
-    from rag.answer.model import Answer, Evidence
+    from rag.answer.model import Answer, Evidence, PlacedFigure
 
     a = Answer(question="<b>q</b>", answer="Revenue was $5 [1].", confidence="high", evidence=[Evidence(
         marker=1, document="<script>alert(1)</script> Corp", file_name="x.pdf", document_id=1, pages=[1], chunk_id=1,
         quote='<img src=x onerror="alert(1)"> revenue $5', source="<iframe src=//evil></iframe> 10-K, p. 1")],
-        figures=[{"figure_id": 1, "document": "<svg onload=alert(1)>", "page": 1, "caption": "![x](http://evil/t.png)",
-                  "after_paragraph": 0}])
+        figures=[PlacedFigure(figure_id=1, document="<svg onload=alert(1)>", file_name="x.pdf", document_id=1, page=1,
+                              caption="![x](http://evil/t.png)", chunk_id=1, after_paragraph=0)])
     md = to_markdown(a, store=None)
     for bad in ("<script", "<img", "<iframe", "<svg", "<b>", "](http://evil"):
         assert bad not in md, bad

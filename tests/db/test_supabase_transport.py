@@ -67,8 +67,8 @@ def test_ingest_and_search_through_supabase_client(standin, embedder, settings, 
     assert again.already_ingested
 
     out = hybrid_search(store, embedder, "How many people did Greenfield employ?", k=3)
-    assert out.results and "3,412" in out.results[0]["content"]
-    assert out.results[0]["file_name"] == "esg.pdf"
+    assert out.results and "3,412" in out.results[0].content
+    assert out.results[0].file_name == "esg.pdf"
     assert [d.file_name for d in store.list_documents()] == ["esg.pdf"]
     assert store.figure_image(out.figures[0].figure_id)[:4] == b"\x89PNG" if out.figures else True
 
