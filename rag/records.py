@@ -164,6 +164,26 @@ class FigureHit:
 
 
 @dataclass(frozen=True, slots=True)
+class Related:
+    """A row of related_documents_graph(): another period's document of the same issuer."""
+    document_id: int
+    relation: str  # previous_period | next_period
+    depth: int
+    file_name: str
+    company: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    doc_type: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Related:
+        return cls(**_take(cls, row))
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
 class Refusal:
     """Why nothing is answered: the message shown, and the nearest passages (for "Nearest pages: …")."""
     message: str

@@ -100,8 +100,8 @@ def page() -> None:
         pick = st.selectbox("Document", list(labels), format_func=labels.get, key="related_pick")
         rel = get_store().related_graph(pick) if pick else []
         if rel:
-            st.dataframe([{"relation": r["relation"].replace("_", " "), "hops": r["depth"], "file": r["file_name"],
-                           "year": r["fiscal_year"], "period": r["fiscal_period"]} for r in rel], hide_index=True)
+            st.dataframe([{"relation": r.relation.replace("_", " "), "hops": r.depth, "file": r.file_name,
+                           "year": r.fiscal_year, "period": r.fiscal_period} for r in rel], hide_index=True)
         else:
             st.caption("None in the library.")
     with c2:

@@ -68,7 +68,7 @@ def _gaps(ctx: ToolContext, r: Retrieval) -> list[tuple[SearchFilters, str]]:
         t0 = time.perf_counter()
         rel = tools.GetRelatedDocuments.related(ctx, top, 1)
         ctx.record("get_related_documents", {"document_id": top, "depth": 1}, t0, f"{len(rel)} related document(s)")
-        prev = [x["document_id"] for x in rel if x["relation"] == "previous_period"]
+        prev = [x.document_id for x in rel if x.relation == "previous_period"]
         if prev:
             subs.append((SearchFilters(document_ids=prev), "previous period"))
     return subs

@@ -15,7 +15,7 @@ from rag.answer.labels import document_label
 from rag.answer.model import Evidence, Step
 from rag.config import Settings
 from rag.domain import company_key
-from rag.records import Candidate, DocumentMeta
+from rag.records import Candidate, DocumentMeta, Related
 from rag.retrieve.pipeline import Retrieval, retrieve, sub_search
 from rag.retrieve.search import SearchFilters
 
@@ -156,10 +156,11 @@ class GetRelatedDocuments(Tool):
                                RelatedArgs)
 
     def run(self, ctx: ToolContext, args: RelatedArgs) -> str:
-        return json.dumps(self.related(ctx, args.document_id, min(3, args.depth)), default=str)
+        rel = self.related(ctx, args.document_id, min(3, args.depth))
+        return json.dumps([r.to_json() for r in rel], default=str)
 
     @staticmethod
-    def related(ctx: ToolContext, document_id: int, depth: int) -> list[dict[str, Any]]:
+    def related(ctx: ToolContext, document_id: int, depth: int) -> list[Related]:
         return ctx.store.related_graph(document_id, depth)
 
 

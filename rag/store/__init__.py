@@ -10,7 +10,7 @@ import numpy as np
 
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
-from rag.records import Candidate, DocumentMeta, FigureHit, Hit
+from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Related
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -205,8 +205,9 @@ class Store:
         b64 = self.rpc("get_document_file", {"p_document_id": int(document_id)})
         return base64.b64decode(b64) if b64 else None
 
-    def related_graph(self, document_id: int, depth: int = 3) -> list[dict]:
-        return self.rpc("related_documents_graph", {"p_document_id": int(document_id), "p_max_depth": int(depth)})
+    def related_graph(self, document_id: int, depth: int = 3) -> list[Related]:
+        rows = self.rpc("related_documents_graph", {"p_document_id": int(document_id), "p_max_depth": int(depth)})
+        return [Related.from_row(r) for r in rows]
 
     def figure_image(self, figure_id: int) -> bytes | None:
         import base64
