@@ -87,6 +87,8 @@ class FactorSettings(BaseModel):
                                           "without a period: readers mean the current filing.")
     statement_table_boost: float = Field(1.5, description="Extra multiple of statement_boost for the statement's own "
                                          "table rows, so the statement outranks discussions of it.")
+    statement_title_chars: int = Field(120, description="A line of a chunk longer than this is text, not a "
+                                       "statement's title (titles are short; sentences naming a statement are not).")
     statement_table_share: float = Field(0.3, description="Share of lines that must be table rows for a chunk to be "
                                          "the statement itself rather than text about it.")
     boilerplate_factor: float = Field(0.8, description="Exhibits, signatures and subsidiary lists of a filing, "
@@ -120,7 +122,7 @@ class SelectionSettings(BaseModel):
     k_default: int = Field(5, description="Chunks for an ordinary question.")
     k_compare: int = Field(7, description="Chunks for a comparison: each company or period needs room.")
     short_question_words: int = Field(8, description="A question of at most this many words is short.")
-    compare_years: int = Field(2, description="More years than this named in one question make it a comparison.")
+    compare_years: int = Field(2, description="More years than this named in one question get comparison-sized k.")
     single_document_top: int = Field(10, description="When the best this many candidates all come from one "
                                      "document, the question is about that document: no per-document cap.")
     nearest: int = Field(5, description="Passages kept with a refusal, for 'Nearest pages: …'.")
@@ -176,6 +178,10 @@ class RetrievalSettings(BaseModel):
 
 class AnswerSettings(BaseModel):
     """The offline (extractive) answer: which sentences and table rows answer, and what confidence means."""
+    title_line_words: int = Field(10, description="A capitalised line of at most this many words without end "
+                                  "punctuation is a title, not a statement that answers.")
+    min_sentence_words: int = Field(5, description="Shorter sentences are fragments (headings, captions).")
+    uncited_words: int = Field(3, description="An LLM sentence of more words without a citation is dropped.")
     max_units: int = Field(4, description="Sentences or rows in an answer at most: an analyst reads the first few.")
     per_chunk: int = Field(2, description="Units from one chunk at most, so one passage does not crowd out others.")
     floor: float = Field(0.45, description="Score below which nothing answers (then 'Insufficient data').")

@@ -1,6 +1,7 @@
 """Typed records, parsed once at the store boundary: a document's metadata, a search hit, a candidate (the hit with
-its factors, relevance and final score), a figure hit and a refusal. Nothing past the store reads a row by its
-string keys; `to_json()` gives the stable JSON shapes."""
+its factors, relevance and final score), a figure hit, a related document and a refusal. No chunk, document or
+figure row is read by its string keys past the store (statistics rows, such as doctor's checks, stay plain);
+`to_json()` gives the stable JSON shapes."""
 
 from __future__ import annotations
 
@@ -103,16 +104,11 @@ class Hit:
     def pages(self) -> list[int]:
         return list(range(self.page_start, self.page_end + 1))
 
-    @property
-    def location(self) -> tuple[int, int, int]:
-        """Chunks of one place in a document: the same page and neighbouring positions (groups of three)."""
-        return (self.document_id, self.page_start, self.chunk_index // 3)
-
 
 @dataclass(slots=True)
 class Candidate(Hit):
     """A hit in the reranked pool: the document's issuer and year labels, the pool score it entered with
-    (`fused`: a title search's hits enter at the pool's median), each factor with its reason, the relevance
+    (`fused`: a title search's hit enters at most at the pool's median), each factor with its reason, the relevance
     the threshold reads and the final score."""
     company_key: str | None = None
     year_labels: tuple[int, ...] = ()

@@ -10,6 +10,7 @@ import streamlit as st
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file
+from rag.records import DocumentMeta
 
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
          "other"]
@@ -39,11 +40,8 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
             status.update(label=f"{name}: {res.error}", state="error")
 
 
-def page() -> None:
-    sidebar()
-    st.title("Library")
-    st.caption("Upload PDFs — 10-Ks, earnings releases, sustainability reports, papers. Each file is checked, read, "
-               "chunked, embedded and stored in one transaction; a bad file never stops the others.")
+def _upload() -> None:
+    """Upload, per-file progress, password prompts and one-line errors."""
     files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key="uploads")
     if files and st.button(f"Ingest {len(files)} file(s)", type="primary"):
         for f in files:
@@ -66,11 +64,9 @@ def page() -> None:
         if r.get("error") and name not in locked:
             st.error(f"{name}: {r['error']}")
 
-    docs = documents()
-    st.subheader(f"{len(docs)} document(s)")
-    if not docs:
-        st.info("No documents yet: upload PDFs above, or run `python -m rag ingest FOLDER`.")
-        return
+
+def _table(docs: list[DocumentMeta]) -> None:
+    """The documents, with company, type, fiscal year and period editable."""
     rows = [{"id": d.document_id, "file": d.file_name, "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
              "period": d.fiscal_period or "", "pages": d.page_count, "chunks": d.chunks,
@@ -93,6 +89,8 @@ def page() -> None:
         st.success("Saved.")
         st.rerun()
 
+
+def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
     labels = {d.document_id: f"{d.document_id} · {d.file_name}" for d in docs}
     c1, c2 = st.columns(2)
     with c1:
@@ -119,6 +117,21 @@ def page() -> None:
             with st.spinner("Re-embedding…"):
                 counts = reindex(get_store(), get_embedder())
             st.success(f"Re-embedded {counts.get('chunks', 0)} chunks and {counts.get('figures', 0)} figures.")
+
+
+def page() -> None:
+    sidebar()
+    st.title("Library")
+    st.caption("Upload PDFs — 10-Ks, earnings releases, sustainability reports, papers. Each file is checked, read, "
+               "chunked, embedded and stored in one transaction; a bad file never stops the others.")
+    _upload()
+    docs = documents()
+    st.subheader(f"{len(docs)} document(s)")
+    if not docs:
+        st.info("No documents yet: upload PDFs above, or run `python -m rag ingest FOLDER`.")
+        return
+    _table(docs)
+    _related_delete_reindex(docs)
 
 
 page()

@@ -46,13 +46,14 @@ def evidence_block(evidence: list[Evidence]) -> str:
 
 
 def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None] | None = None,
-               evidence: list[Evidence] | None = None, client=None) -> Answer:
-    """One request: the evidence first, the question after it."""
+               evidence: list[Evidence] | None = None, client=None, question: str | None = None) -> Answer:
+    """One request: the evidence first, the question after it (the user's question; by default the one the
+    retrieval searched)."""
     t0 = time.perf_counter()
     evidence = evidence or [Evidence.of(c, i + 1) for i, c in enumerate(r.chunks)]
     messages = [{"role": "system", "content": prompts.SYSTEM},
                 {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence),
-                                                                question=r.question)}]
+                                                                question=question or r.question)}]
     try:
         text = chat(settings.llm, messages, prompts.ANSWER_SCHEMA, on_token, client=client)
     except LLMError as exc:
@@ -77,7 +78,7 @@ def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[di
     return unsupported
 
 
-def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]) -> list[str]:
+def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict], uncited_words: int) -> list[str]:
     """The LLM's sentences that pass verification; the others are listed as dropped or flagged."""
     v = verify(text, {e.marker: {"text": e.text, "quote": e.quote} for e in evidence})
     bad: dict[str, dict] = {}
@@ -87,7 +88,7 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     for s in sentences(text):
         if s in bad:
             unsupported.append({**bad[s], "action": "dropped"})
-        elif not _MARKER.search(s) and len(s.split()) > 3:
+        elif not _MARKER.search(s) and len(s.split()) > uncited_words:
             # grounded means cited: a statement without a marker (an instruction obeyed from a document,
             # a fact from the model's memory) is not part of the answer
             unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
@@ -109,7 +110,7 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         a = insufficient(r, re.sub(r"^insufficient data:?\s*", "", text, flags=re.I).rstrip(".") or None)
         a.mode = "llm"
         return a
-    kept = _kept_sentences(text, evidence, unsupported)
+    kept = _kept_sentences(text, evidence, unsupported, settings.answer.uncited_words)
     used = {int(m) for s in kept for m in _MARKER.findall(s)}
     ev = [e for e in evidence if e.marker in used]
     for e in ev:

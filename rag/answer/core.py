@@ -69,7 +69,7 @@ def _tool_answer(ctx: ToolContext, settings: Settings, on_token, client=None) ->
         return None
     r = got.retrieval
     if got.reply is None:  # out of steps: answer once from what was gathered
-        a = llm_answer(r, settings, on_token, evidence=ctx.evidence, client=client)
+        a = llm_answer(r, settings, on_token, evidence=ctx.evidence, client=client, question=ctx.question)
     elif not ctx.evidence:
         a = insufficient(r)
     else:

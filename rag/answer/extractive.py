@@ -53,7 +53,6 @@ class Unit:
     header: str | None = None
     score: float = 0.0
     chunk: Candidate | None = field(default=None, repr=False)
-    rank: int = 0  # the chunk's rank
     pos: int = 0  # the unit's position in its chunk
 
     @property
@@ -72,8 +71,9 @@ def _is_period_header(s: str, cells: list[str]) -> bool:
     return periods >= max(1, len(filled) - 1) and not re.search(r"\d,\d{3}|\$", s)
 
 
-def units_of(chunk: Candidate) -> list[Unit]:
+def units_of(chunk: Candidate, cfg: AnswerSettings | None = None) -> list[Unit]:
     """Sentences and table rows of a chunk; a table row keeps the table's header row for its periods."""
+    cfg = cfg or AnswerSettings()
     out: list[Unit] = []
     header = None
     for line in chunk.content.splitlines():
@@ -89,11 +89,11 @@ def units_of(chunk: Candidate) -> list[Unit]:
                 out.append(Unit(s, "row", header))
             continue
         words = [w for w in s.split() if not w[:1].isdigit()]
-        if not re.search(r"[.!?:;]$", s) and len(s.split()) <= 10 and \
+        if not re.search(r"[.!?:;]$", s) and len(s.split()) <= cfg.title_line_words and \
                 sum(w[:1].isupper() for w in words) >= len(words) - 1:
             continue  # a title line ("Acme Widgets Corporation and Subsidiaries"), not a statement
         for sent in _SENT.split(s):
-            if len(sent.split()) >= 5 and not sent.rstrip().endswith(":"):  # "…the following table:" says nothing
+            if len(sent.split()) >= cfg.min_sentence_words and not sent.rstrip().endswith(":"):  # "…the following table:" says nothing
                 out.append(Unit(sent.strip(), "sentence"))
     return out
 
@@ -159,9 +159,9 @@ def score_units(intent: QueryIntent, chunks: list[Candidate], cfg: AnswerSetting
     t = _Terms.of(intent)
     top_final = max((c.final for c in chunks), default=1.0) or 1.0
     units: list[tuple[Unit, set[str]]] = []
-    for rank, c in enumerate(chunks):
-        for pos, u in enumerate(units_of(c)):
-            u.chunk, u.rank, u.pos = c, rank, pos
+    for c in chunks:
+        for pos, u in enumerate(units_of(c, cfg)):
+            u.chunk, u.pos = c, pos
             units.append((u, set(_terms(u.text))))
     # a term in many of the retrieved units says little ("net", "company"): weight by inverse frequency
     df: dict[str, int] = {}

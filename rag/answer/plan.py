@@ -28,7 +28,8 @@ _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|impr
 
 
 class PlanMerge:
-    """The trace entry of a sub-search's chunks joining the first search's (found by this type)."""
+    """The kind of the trace entry that records a sub-search's chunks joining the first search's
+    (`retrieval.trace.of(PlanMerge)` finds the last one)."""
     name = "plan: sub-search"
 
 

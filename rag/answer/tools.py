@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rag.answer.labels import document_label
 from rag.answer.model import Evidence, Step
@@ -93,23 +93,38 @@ class Tool:
     @classmethod
     def schema(cls) -> dict[str, Any]:
         """The OpenAI tool definition, its parameters from the argument model."""
-        params = _untitled(cls.Args.model_json_schema())
+        raw = cls.Args.model_json_schema()
+        params = _plain(raw, raw.get("$defs", {}))
         return {"type": "function", "function": {"name": cls.name, "description": cls.description,
                                                  "parameters": params}}
 
 
-def _untitled(schema: Any) -> Any:
-    """pydantic's schema without the 'title' keys (noise in a prompt)."""
-    if isinstance(schema, dict):
-        return {k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+def _plain(schema: Any, defs: dict[str, Any]) -> Any:
+    """pydantic's schema in the plain form every OpenAI-compatible server reads: references inlined, an optional
+    field as its type (not anyOf with null), no titles and no null defaults."""
     if isinstance(schema, list):
-        return [_untitled(v) for v in schema]
-    return schema
+        return [_plain(v, defs) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return _plain(defs[schema["$ref"].split("/")[-1]], defs)
+    any_of = [x for x in schema.get("anyOf", []) if x.get("type") != "null"]
+    if len(any_of) == 1:
+        schema = {**{k: v for k, v in schema.items() if k != "anyOf"}, **any_of[0]}
+    return {k: _plain(v, defs) for k, v in schema.items()
+            if k not in ("title", "$defs") and not (k == "default" and v in (None, [], ""))}
 
 
 class SearchChunksArgs(BaseModel):
-    query: str = Field(description="what to look for, in the documents' words")
+    # required in the schema the model sees; a call without it searches the user's question
+    model_config = ConfigDict(json_schema_extra={"required": ["query"]})
+    query: str = Field("", description="what to look for, in the documents' words")
     company: str | None = Field(None, description="company name, optional")
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _no_null(cls, v: Any) -> Any:
+        return "" if v is None else v
     year: int | None = Field(None, description="fiscal year, optional")
     document_ids: list[int] | None = Field(None, description="only these documents, optional")
 
@@ -134,7 +149,13 @@ class SearchChunks(Tool):
 
 
 class SearchFiguresArgs(BaseModel):
-    query: str = Field(description="the chart or figure wanted")
+    model_config = ConfigDict(json_schema_extra={"required": ["query"]})
+    query: str = Field("", description="the chart or figure wanted")
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _no_null(cls, v: Any) -> Any:
+        return "" if v is None else v
 
 
 class SearchFigures(Tool):
@@ -147,7 +168,8 @@ class SearchFigures(Tool):
 
 
 class RelatedArgs(BaseModel):
-    document_id: int
+    model_config = ConfigDict(json_schema_extra={"required": ["document_id"]})
+    document_id: int = 0
     depth: int = Field(3, description="how many periods away, at most 3")
 
 
@@ -179,7 +201,8 @@ class ListDocuments(Tool):
 
 
 class RunSqlArgs(BaseModel):
-    sql: str = Field(description="one read-only SELECT")
+    model_config = ConfigDict(json_schema_extra={"required": ["sql"]})
+    sql: str = Field("", description="one read-only SELECT")
 
 
 class RunSql(Tool):
@@ -199,10 +222,22 @@ class Citation(BaseModel):
     marker: int = 0
     quote: str = ""
 
+    @field_validator("quote", mode="before")
+    @classmethod
+    def _no_null(cls, v: Any) -> Any:
+        return "" if v is None else v
+
 
 class AnswerArgs(BaseModel):
-    answer: str = Field(description="the answer; every factual sentence ends with its [n] marker")
+    model_config = ConfigDict(json_schema_extra={"required": ["answer"]})
+    answer: str = Field("", description="the answer; every factual sentence ends with its [n] marker")
     citations: list[Citation] = Field(default_factory=list, description="an exact quote from each passage cited")
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _objects_only(cls, v: Any) -> Any:
+        """A null list is no citation; an item that is not an object is skipped."""
+        return [c for c in v if isinstance(c, dict)] if isinstance(v, list) else []
 
 
 class AnswerWithEvidence(Tool):

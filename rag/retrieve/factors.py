@@ -69,7 +69,7 @@ def filing_section(heading: str) -> str | None:
     return None
 
 
-def chunk_statements(c: Candidate) -> set[str]:
+def chunk_statements(c: Candidate, title_chars: int = 120) -> set[str]:
     """The financial statements a chunk holds: its section heading's and any title line of its own."""
     out = set()
     for part in reversed((c.heading or "").split("›")):  # the deepest statement title of the path
@@ -78,7 +78,7 @@ def chunk_statements(c: Candidate) -> set[str]:
             out.add(st)
             break
     for line in c.content.splitlines():
-        if len(line) <= 120 and "|" not in line:
+        if len(line) <= title_chars and "|" not in line:
             st = statement_of_title(line)
             if st:
                 out.add(st)
@@ -132,7 +132,7 @@ def section(c: Candidate, ctx: RerankContext) -> Factor:
         elif c.section_type in it.related_sections:
             sec, why = cfg.related_section_boost, f"related section {c.section_type}"
     wanted = ctx.wanted_statement
-    if wanted and wanted in chunk_statements(c) and table_share(c) > f.statement_table_share:
+    if wanted and wanted in chunk_statements(c, f.statement_title_chars) and table_share(c) > f.statement_table_share:
         sec = max(sec, cfg.statement_boost * f.statement_table_boost)  # the statement itself, not a discussion of it
         why = f"the {wanted} statement itself"
     if it.filing_sections and c.doc_type in ("10-K", "10-Q") and \

@@ -77,9 +77,9 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_no_function_in_rag_is_over_60_lines():
+def test_no_function_in_rag_or_the_pages_is_over_60_lines():
     long = []
-    for path in RAG.rglob("*.py"):
+    for path in [*RAG.rglob("*.py"), *(RAG.parent / "pages").rglob("*.py"), RAG.parent / "streamlit_app.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = node.end_lineno - node.lineno + 1
