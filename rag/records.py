@@ -23,6 +23,14 @@ def _iso(v: Any) -> str | None:
     return v.isoformat() if isinstance(v, (dt.date, dt.datetime)) else str(v)
 
 
+def _dated(r: dict[str, Any]) -> dict[str, Any]:
+    """A row's dates as ISO strings, whichever transport returned them (date objects or JSON strings)."""
+    for key in ("published_date", "uploaded_at"):
+        if key in r:
+            r[key] = _iso(r[key])
+    return r
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentMeta:
     """A row of list_documents(): what the store knows of one document."""
@@ -47,9 +55,7 @@ class DocumentMeta:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> DocumentMeta:
-        r = _take(cls, row)
-        r["published_date"] = _iso(r.get("published_date"))
-        r["uploaded_at"] = _iso(r.get("uploaded_at"))
+        r = _dated(_take(cls, row))
         r["year_labels"] = tuple(r.get("year_labels") or ())
         r["doc_type"] = r.get("doc_type") or "other"
         return cls(**r)
@@ -92,9 +98,7 @@ class Hit:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Hit:
-        r = _take(cls, row)
-        r["published_date"] = _iso(r.get("published_date"))
-        r["uploaded_at"] = _iso(r.get("uploaded_at"))
+        r = _dated(_take(cls, row))
         r["text_rank"] = float(r.get("text_rank") or 0.0)
         r["cosine_similarity"] = float(r.get("cosine_similarity") or 0.0)
         r["fused_score"] = float(r.get("fused_score") or 0.0)

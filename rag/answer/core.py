@@ -14,6 +14,7 @@ from rag.answer.plan import llm_plan, offline_plan
 from rag.answer.tools import ToolContext
 from rag.config import Settings
 from rag.records import DocumentMeta
+from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.search import SearchFilters
 
 
@@ -37,7 +38,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     failure = None
     if llm_on and settings.llm.tools:
         try:
-            a = _tool_answer(context(), settings, on_token)
+            a = _tool_answer(context(), on_token)
         except LLMError as exc:
             a, failure = None, exc  # no second attempt: the extractive answer, with the reason
         if a is not None:
@@ -54,15 +55,21 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
         a = llm_answer(r, settings, on_token)
     else:
         a = extractive_answer(r, settings)
-    a.steps = ctx.steps + a.steps
-    a.trace, a.retrieval = r.trace.to_list(), r
+    _attach(a, ctx, r)
     a.timings_ms = {"retrieval": t_ret, **a.timings_ms, "total": round((time.perf_counter() - t0) * 1000, 1)}
     return a
 
 
-def _tool_answer(ctx: ToolContext, settings: Settings, on_token, client=None) -> Answer | None:
+def _attach(a: Answer, ctx: ToolContext, r: Retrieval) -> None:
+    """The plan's steps, the retrieval and its trace go with every answer."""
+    a.steps = ctx.steps + a.steps
+    a.trace, a.retrieval = r.trace.to_list(), r
+
+
+def _tool_answer(ctx: ToolContext, on_token, client=None) -> Answer | None:
     """The LLM's own plan; None when the server does not do tool calls (the caller answers in one shot)."""
     ctx.tool_loop = True
+    settings = ctx.settings
     t0 = time.perf_counter()
     got = llm_plan(ctx, client)
     if got is None:
@@ -75,6 +82,5 @@ def _tool_answer(ctx: ToolContext, settings: Settings, on_token, client=None) ->
     else:
         a = finish_llm(r, got.reply, ctx.evidence, t0, settings)
     a.question = ctx.question
-    a.steps = ctx.steps + a.steps
-    a.trace, a.retrieval = r.trace.to_list(), r
+    _attach(a, ctx, r)
     return a

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag.answer import prompts, tools
-from rag.answer.llm import LLMError, Rejected, llm_errors, make_client, parse_reply
+from rag.answer.llm import Rejected, llm_errors, make_client, parse_reply
 from rag.answer.tools import ToolContext
 from rag.domain import years_of
 from rag.retrieve.pipeline import Retrieval, sub_search
@@ -152,4 +152,4 @@ def _call_tools(ctx: ToolContext, msg, messages: list[dict[str, Any]]) -> dict[s
     return reply
 
 
-__all__ = ["Gathered", "LLMError", "PlanMerge", "llm_plan", "offline_plan"]
+__all__ = ["Gathered", "PlanMerge", "llm_plan", "offline_plan"]

@@ -7,9 +7,9 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from rag.answer.labels import document_label
 from rag.answer.model import Evidence, Step
@@ -42,7 +42,7 @@ class ToolContext:
     def search(self, query: str, filters: SearchFilters | None) -> Retrieval:
         """The retrieval pipeline; a query already searched reuses its parsed question and embedding."""
         first = self.searches.get(query)
-        if first is not None and first.state is not None:
+        if first is not None:
             r = sub_search(first, filters or SearchFilters())
         else:
             r = retrieve(self.store, self.embedder, query, self.settings.retrieval, filters, self.history,
@@ -115,16 +115,16 @@ def _plain(schema: Any, defs: dict[str, Any]) -> Any:
             if k not in ("title", "$defs") and not (k == "default" and v in (None, [], ""))}
 
 
+# A string argument a model may send as null: the empty string, as the old parsing did.
+Text = Annotated[str, BeforeValidator(lambda v: "" if v is None else v)]
+
+
 class SearchChunksArgs(BaseModel):
     # required in the schema the model sees; a call without it searches the user's question
     model_config = ConfigDict(json_schema_extra={"required": ["query"]})
-    query: str = Field("", description="what to look for, in the documents' words")
+    query: Text = Field("", description="what to look for, in the documents' words")
     company: str | None = Field(None, description="company name, optional")
 
-    @field_validator("query", mode="before")
-    @classmethod
-    def _no_null(cls, v: Any) -> Any:
-        return "" if v is None else v
     year: int | None = Field(None, description="fiscal year, optional")
     document_ids: list[int] | None = Field(None, description="only these documents, optional")
 
@@ -150,12 +150,8 @@ class SearchChunks(Tool):
 
 class SearchFiguresArgs(BaseModel):
     model_config = ConfigDict(json_schema_extra={"required": ["query"]})
-    query: str = Field("", description="the chart or figure wanted")
+    query: Text = Field("", description="the chart or figure wanted")
 
-    @field_validator("query", mode="before")
-    @classmethod
-    def _no_null(cls, v: Any) -> Any:
-        return "" if v is None else v
 
 
 class SearchFigures(Tool):
@@ -220,12 +216,8 @@ class RunSql(Tool):
 
 class Citation(BaseModel):
     marker: int = 0
-    quote: str = ""
+    quote: Text = ""
 
-    @field_validator("quote", mode="before")
-    @classmethod
-    def _no_null(cls, v: Any) -> Any:
-        return "" if v is None else v
 
 
 class AnswerArgs(BaseModel):

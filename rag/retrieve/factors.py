@@ -135,10 +135,10 @@ def section(c: Candidate, ctx: RerankContext) -> Factor:
     if wanted and wanted in chunk_statements(c, f.statement_title_chars) and table_share(c) > f.statement_table_share:
         sec = max(sec, cfg.statement_boost * f.statement_table_boost)  # the statement itself, not a discussion of it
         why = f"the {wanted} statement itself"
-    if it.filing_sections and c.doc_type in ("10-K", "10-Q") and \
-            filing_section(c.heading or "") in it.filing_sections:
+    part = filing_section(c.heading or "") if it.filing_sections and c.doc_type in ("10-K", "10-Q") else None
+    if part in it.filing_sections:
         if cfg.filing_section_boost > sec:
-            why = f"filing part {filing_section(c.heading or '')}"
+            why = f"filing part {part}"
         sec = max(sec, cfg.filing_section_boost)
     if c.doc_type in FILING_TYPES and _BOILERPLATE.search(c.heading or "") \
             and not _ASKS_BOILERPLATE.search(it.question):

@@ -373,6 +373,12 @@ class _Picker:
         self.ids: set[int] = set()
         self.groups: set[tuple[int, int, int]] = set()
         self.per_doc: dict[int, int] = {}
+        self._words: dict[int, set[str]] = {}
+
+    def words(self, c: Candidate) -> set[str]:
+        if c.chunk_id not in self._words:
+            self._words[c.chunk_id] = _words(c.content)
+        return self._words[c.chunk_id]
 
     def _group(self, c: Candidate) -> tuple[int, int, int]:
         return (c.document_id, c.page_start, c.chunk_index // self.group)
@@ -380,9 +386,9 @@ class _Picker:
     def allowed(self, c: Candidate) -> bool:
         if self._group(c) in self.groups or self.per_doc.get(c.document_id, 0) >= self.cap:
             return False
-        w = _words(c.content)
+        w = self.words(c)
         for o in self.chosen:  # near-duplicate snippets (the same boilerplate in several filings)
-            ow = _words(o.content)
+            ow = self.words(o)
             if w and ow and len(w & ow) / len(w | ow) > self.jaccard:
                 return False
         return True

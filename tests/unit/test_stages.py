@@ -87,8 +87,6 @@ def test_coverage_names_the_documents_searched():
     r = not_mentioned(["DocVQA"], DOCS[:2], DOCS, [cand(1)])
     assert r.message == "insufficient data: the documents of Acme Widgets Corporation do not mention 'DocVQA'"
     assert not_mentioned(["X"], DOCS, DOCS, []).message.startswith("insufficient data: the documents do not")
-    s = state("net sales")
-    s.scope = None
     assert Coverage.name == "coverage"
 
 
