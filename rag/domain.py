@@ -3,7 +3,9 @@ by, and a document's place in time. One definition each; every layer imports the
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from dataclasses import dataclass
 from typing import Any
 
 _SUFFIX = (r"(?:inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ag|se|s\.a\.|n\.v\.|ltd\.?|limited|"
@@ -64,3 +66,108 @@ def doc_time(d: Any) -> float:
             except ValueError:
                 pass
     return 0.0
+
+
+# A 52/53-week fiscal year that ends on the weekday nearest 31 December can end in the first days of January: it
+# belongs to the year it mostly covers (FY2022 ended 1 January 2023).
+EARLY_JANUARY_DAYS = 7
+
+
+def fiscal_year_of_end(end: dt.date) -> int:
+    """The fiscal year a year ending on `end` is called by: the year it mostly covers."""
+    return end.year - 1 if end.month == 1 and end.day <= EARLY_JANUARY_DAYS else end.year
+
+
+@dataclass(frozen=True)
+class Period:
+    """A period named in a text: a fiscal year, with its quarter when one is named."""
+    year: int
+    quarter: str | None = None  # Q1..Q4
+
+    def __str__(self) -> str:
+        return f"FY{self.year}{self.quarter or ''}"
+
+
+_QNUM = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_YR = r"'?((?:19|20)\d{2}|\d{2})"  # 2023, 23, '23
+_QW = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
+# Every way a quarter of a fiscal year is written: FY2023Q1, FY23 Q1, Q1 FY23, Q1'23, Q1 2023, 1Q23, 1QFY23,
+# "first quarter of fiscal 2023", "fiscal 2023 first quarter", "Q1 of FY2023". (group of the quarter, of the year)
+_QUARTER_FORMS: list[tuple[re.Pattern, int, int]] = [
+    (re.compile(rf"\b(?:fy|fiscal\s+(?:year\s+)?)\s?{_YR}\s?[-/ ]?\s?q([1-4])\b", re.I), 2, 1),
+    (re.compile(rf"\bq([1-4])\s?(?:[-/ ]|\s+of\s+(?:the\s+)?)?\s?(?:fy|fiscal\s+(?:year\s+)?|cy)?\s?{_YR}\b", re.I), 1, 2),
+    (re.compile(rf"\b([1-4])q\s?[-/ ]?\s?(?:fy|cy)?\s?{_YR}\b", re.I), 1, 2),
+    (re.compile(rf"\b{_QW}\s+(?:fiscal\s+)?quarter\s+(?:of\s+|in\s+)?(?:the\s+)?(?:fiscal\s+)?(?:year\s+)?"
+                rf"(?:fy\s?)?{_YR}\b", re.I), 1, 2),
+    (re.compile(rf"\b(?:fy|fiscal\s+(?:year\s+)?)\s?{_YR}(?:'s)?\s+{_QW}\s+quarter\b", re.I), 2, 1),
+]
+_YEAR_FORMS = [
+    re.compile(r"\b(?:fy|cy|fiscal\s+(?:year\s+)?|calendar\s+(?:year\s+)?)?\s?'?((?:19|20)\d{2})(?![\d-])", re.I),
+    re.compile(r"\b(?:fy|fiscal\s+(?:year\s+)?)\s?'?(\d{2})\b", re.I),
+]
+
+
+def _year(y: str) -> int:
+    return int(y) if len(y) == 4 else 2000 + int(y)
+
+
+def periods_in(text: str) -> list[Period]:
+    """The periods a text names, each once, in order: quarters of fiscal years in any of the forms analysts and
+    issuers write (above), then the years named alone."""
+    out: list[tuple[int, Period]] = []
+    spans: list[tuple[int, int]] = []
+    for pat, qg, yg in _QUARTER_FORMS:
+        for m in pat.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue
+            q, y = m.group(qg), m.group(yg)
+            if len(y) == 2 and not re.search(r"fy|cy|fiscal|'", m.group(0), re.I) and re.search(r"\d\s+\d", m.group(0)):
+                continue  # "Q3 10 stores": a bare two-digit number after a space is not a year
+            n = int(q) if q.isdigit() else _QNUM[q.lower()]
+            year = _year(y)
+            if 1990 <= year <= 2100:
+                spans.append(m.span())
+                out.append((m.start(), Period(year, f"Q{n}")))
+    for pat in _YEAR_FORMS:
+        for m in pat.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue
+            year = _year(m.group(1))
+            if 1990 <= year <= 2100:
+                spans.append(m.span())
+                out.append((m.start(), Period(year)))
+    return list(dict.fromkeys(p for _, p in sorted(out, key=lambda x: x[0])))
+
+
+# Tokens that only name a period: never a term the documents must contain.
+PERIOD_TOKEN = re.compile(r"(?:fy|cy|fiscal|q[1-4]|[1-4]q|h[12]|[1-2]h|ytd|ttm|ltm)?'?\d{0,4}"
+                          r"(?:q[1-4]|h[12]|e|a)?", re.I)
+
+
+def is_period_token(term: str) -> bool:
+    """'FY2023Q1', '1Q23', 'Q1'23', 'H1', 'FY23', '2023E' name a period, not a thing."""
+    t = term.strip().replace("’", "'")
+    return bool(re.search(r"\d|^(?:q[1-4]|h[12]|ytd|ttm|ltm)$", t, re.I)) and bool(PERIOD_TOKEN.fullmatch(t)) \
+        or bool(periods_in(t)) and not re.search(r"[a-z]{3,}", re.sub(r"(?i)fiscal|quarter|year|first|second|third|"
+                                                                      r"fourth|of|the", "", t), re.I)
+
+
+# SEC and other forms a question may name: never a term the documents must contain.
+FORM_NAMES = re.compile(r"(?:form\s+)?(?:10-?k(?:t|405)?|10-?q|8-?k|20-?f|40-?f|6-?k|11-?k|s-?[1-4]|f-?[1-4]|def\s?14a|"
+                   r"13-?[dfg]|sc\s?13[dg]|n-?csr|424b\d?|proxy(?:\s+statement)?)", re.I)
+
+
+def is_form_name(term: str) -> bool:
+    """'10-K', '8-K', 'DEF 14A', 'S-1', 'Form 20-F' name a kind of filing."""
+    return bool(FORM_NAMES.fullmatch(term.strip()))
+
+
+def spelled_out_in(acronym: str, text: str) -> bool:
+    """Whether a text holds words whose initials spell an acronym ("AGM" → "annual general meeting"), small
+    joining words allowed between them."""
+    letters = [c for c in acronym.lower() if c.isalpha()]
+    if not 2 <= len(letters) <= 6:
+        return False
+    glue = r"[\s\-]+(?:(?:of|and|the|for|on|in|to|&)[\s\-]+)?"
+    pat = r"\b" + glue.join(rf"{re.escape(c)}[a-z]*" for c in letters) + r"\b"
+    return bool(re.search(pat, text, re.I))

@@ -9,8 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 # The issuer key and the known-issuer match live in rag.domain; imported here too, as before.
-from rag.domain import _SUFFIX, company_key
+from rag.domain import _SUFFIX, company_key, fiscal_year_of_end
 from rag.domain import match_known_company as match_known_company
+from rag.ingest import names
 
 MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
                                       "september", "october", "november", "december"], 1)}
@@ -34,6 +35,8 @@ class DocMeta:
     # 2022"), the year its fiscal year ends and the year its period ends. A retailer whose year ends in
     # January, or an issuer whose year ends in June, is called by different years by different readers.
     year_labels: list[int] | None = None
+    # Every name the document gives its issuer: legal names, short names, trading symbols (rag.ingest.names).
+    aliases: list[str] | None = None
 
     def label(self) -> str:
         """Readable label: 'Boeing 10-K FY2022', 'TAKKT sustainability report 2023'."""
@@ -116,7 +119,7 @@ def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
             # 52/53-week years move the day by up to a week: an end just before the period end is the same year.
             if end < period_end - dt.timedelta(days=10):
                 end = end.replace(year=end.year + 1)
-            fy_end_year = end.year
+            fy_end_year = fiscal_year_of_end(end)
     declared = None
     d = _DECLARED.search(cover)
     if d:
@@ -140,6 +143,7 @@ class _Texts:
     later: list[str]  # the pages after the first ones (a glossy report's 10-K cover may be there)
     pm_title: str  # the PDF metadata's title
     pm_all: str  # the PDF metadata's title, subject and keywords, lower case
+    heading_lines: list[str]  # the first page's first 25 lines, stripped
 
 
 def _texts(first_pages: list[str], pdf_meta: dict, later_pages: list[str] | None) -> _Texts:
@@ -151,32 +155,60 @@ def _texts(first_pages: list[str], pdf_meta: dict, later_pages: list[str] | None
     pm_subject = (pdf_meta or {}).get("subject") or ""
     pm_all = f"{pm_title} {pm_subject} {(pdf_meta or {}).get('keywords') or ''}".lower()
     cover1 = re.sub(r"\s+", " ", (first_pages[0] if first_pages else "").lower())[:4000]
-    return _Texts(cover, flat, cover1, later_pages or [], pm_title, pm_all)
+    heading = [ln.strip() for ln in (first_pages[0] if first_pages else "").splitlines() if ln.strip()][:25]
+    return _Texts(cover, flat, cover1, later_pages or [], pm_title, pm_all, heading)
+
+
+_SEC_COVER = re.compile(r"exact\s+name\s+of\s+(?:the\s+)?registrant|commission\s+file\s+(?:number|no)")
+_RELEASE_WORDS = re.compile(r"\bexhibit\s+99\.?\d?\b|\btoday\s+(?:announced|reported)\b|business\s*wire|pr\s*newswire|"
+                            r"globe\s*newswire|\((?:nyse|nasdaq)\s*:|\bconference\s+call\b|\bwebcast\b|"
+                            r"\b(?:reports?|announces?|delivers?|posts?)\b.{0,80}\bresults\b")
+
+
+_FORMS = (("10-K", "annual", r"10-?k"), ("10-Q", "quarterly", r"10-?q"), ("8-K", "current", r"8-?k"))
+
+
+def _sec_form(t: _Texts) -> tuple[str, bool] | None:
+    """The SEC form whose cover the first pages hold, and whether the cover is certain: its "… report pursuant to
+    section 13" line or the form's name heading the first page are; the form's name elsewhere on the first page
+    with the cover's registrant or file-number lines is a weaker sign (a release that mentions its Form 10-Q has
+    none of these). A glossy annual report may put its 10-K cover a few pages in."""
+    later = re.sub(r"\s+", " ", " ".join(t.later[:7]).lower())
+    for form, kind, name in _FORMS:
+        if any(f"{kind} report pursuant to section 13" in text for text in (t.flat, later)) \
+                or any(re.fullmatch(rf"form\s+{name}\b[\w\s/()]{{0,20}}", line, re.I) for line in t.heading_lines):
+            return form, True
+    for form, _, name in _FORMS:
+        if re.search(rf"form\s+{name}\b", t.cover1) and _SEC_COVER.search(t.cover1):
+            return form, False
+    return None
 
 
 def _doc_type(t: _Texts) -> str:
-    """Document type, from the strongest signal to the weakest; form names only count on the cover page."""
-    cover1, flat, pm_all = t.cover1, t.flat, t.pm_all
-    if re.search(r"form\s+10-?k\b", cover1) or re.search(r"\b10-k\b", pm_all) \
-            or "annual report pursuant to section 13" in flat:
-        return "10-K"
-    elif re.search(r"form\s+10-?q\b", cover1) or re.search(r"\b10-q\b", pm_all) \
-            or "quarterly report pursuant to section 13" in flat:
-        return "10-Q"
-    elif re.search(r"form\s+8-?k\b", cover1) or "current report pursuant to section 13" in flat:
-        return "8-K"
-    elif re.search(r"(reports?|announces?|delivers?)\b.{0,80}\b(quarter|fiscal|full[- ]year)\b.{0,40}\bresults", flat) \
-            or re.search(r"\b(earnings release|results for the (first|second|third|fourth) quarter)", flat) \
-            or re.search(r"\b(quarter|4q|3q|2q|1q)\b.{0,40}\b(results|earnings)\b", pm_all):
+    """Document type from the content: an SEC form only with its cover; an earnings release from press-release
+    wording (never a 10-Q); then sustainability reports, papers, annual reports to shareholders."""
+    flat, pm_all = t.flat, t.pm_all
+    form = _sec_form(t)
+    release = bool(_RELEASE_WORDS.search(t.cover1)) and bool(
+        re.search(r"(reports?|announces?|delivers?)\b.{0,80}\b(quarter|fiscal|full[- ]year)\b.{0,40}\bresults", flat)
+        or re.search(r"\b(earnings release|results for the (first|second|third|fourth) quarter)", flat)
+        or re.search(r"\b(quarter|4q|3q|2q|1q)\b.{0,40}\b(results|earnings)\b", pm_all + " " + t.cover1[:600]))
+    if form and (form[1] or not release):
+        return form[0]
+    if release:
         return "earnings release"
-    elif re.search(r"sustainability report|esg report|non-?financial (report|statement)"
-                   r"|corporate (social )?responsibility|impact report|climate report|sustainability statement",
-                   flat + " " + pm_all):
+    if re.search(r"\b10-k\b", pm_all) and "annual report" not in pm_all:  # an EDGAR title, cover unreadable
+        return "10-K"
+    if re.search(r"\b10-q\b", pm_all):
+        return "10-Q"
+    if re.search(r"sustainability report|esg report|non-?financial (report|statement)"
+                 r"|corporate (social )?responsibility|impact report|climate report|sustainability statement",
+                 flat + " " + pm_all):
         return "sustainability report"
-    elif re.search(r"\babstract\b", flat[:6000]) \
+    if re.search(r"\babstract\b", flat[:6000]) \
             and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
         return "research paper"
-    elif "annual report" in flat[:8000] or "annual report" in pm_all:
+    if "annual report" in flat[:8000] or "annual report" in pm_all:
         return "annual report"
     return "other"
 
@@ -184,8 +216,22 @@ def _doc_type(t: _Texts) -> str:
 def _company(t: _Texts, pdf_meta: dict, doc_type: str) -> str | None:
     """The issuer, from the strongest source to the weakest: the registrant line of a filing, the most frequent
     legal name on the first pages, '<Name> reports/announces', the PDF author, the PDF title."""
-    return (_registrant(t) or _frequent_legal_name(t.cover) or _announcer(t.cover)
+    listed = _listed_name(t.cover) if doc_type in ("earnings release", "other", "annual report") else None
+    return (_registrant(t) or listed or _frequent_legal_name(t.cover) or _announcer(t.cover)
             or _author_company(pdf_meta, doc_type) or _title_company(t.pm_title))
+
+
+def _listed_name(cover: str) -> str | None:
+    """The name a release gives with its listing: "Ulta Beauty, Inc. (NASDAQ: ULTA) today announced …"."""
+    m = re.search(r"([A-Z][\w&.,'\- ]{1,60}?)\s*\(\s*(?:NYSE|NASDAQ|Nasdaq|ASX|TSX|LSE)[\w ]{0,20}:", cover[:20000])
+    if not m:
+        return None
+    words = m.group(1).strip(" ,").split()
+    while words and words[0].lower() in _LEAD_IN | {"today", "wire", "newswire", "--"}:
+        words = words[1:]
+    name = " ".join(words[-6:])
+    name = re.split(r"--\s*|\)\s*|—\s*", name)[-1].strip(" ,")
+    return _tidy_company(name) if name and _plausible_company(name) else None
 
 
 def _registrant(t: _Texts) -> str | None:
@@ -278,9 +324,7 @@ def _fiscal_year_and_period(meta: DocMeta, t: _Texts, file_name: str) -> None:
 def _filing_period(meta: DocMeta, flat: str) -> None:
     """A 10-K's year ended, a 10-Q's quarterly period ended (its quarter from 'three/six/nine months ended')."""
     if meta.doc_type == "10-K":
-        m = re.search(r"(?:fiscal\s+)?year\s+ended\s*:?\s*" + _DATE, flat, re.I)
-        if m:
-            meta.fiscal_year, _ = _year_from_date(m.group(1))
+        meta.fiscal_year = _annual_fiscal_year(flat) or meta.fiscal_year
         meta.fiscal_period = "FY"
     elif meta.doc_type == "10-Q":
         m = re.search(r"quarterly\s+period\s+ended\s*:?\s*" + _DATE, flat, re.I)
@@ -289,6 +333,20 @@ def _filing_period(meta: DocMeta, flat: str) -> None:
     if meta.doc_type == "10-Q" and not meta.fiscal_period:
         meta.fiscal_period = ("Q3" if "nine months ended" in flat else "Q2" if "six months ended" in flat
                               else "Q1" if "three months ended" in flat else None)
+
+
+def _annual_fiscal_year(flat: str) -> int | None:
+    """A 10-K's fiscal year: the cover's "for the fiscal year ended <date>", a year ending in the first days of
+    January being the year it mostly covers (52/53-week years); an explicit "fiscal 2022" beside that date on the
+    cover wins."""
+    m = re.search(r"(?:fiscal\s+)?year\s+ended\s*:?\s*" + _DATE, flat, re.I)
+    if not m:
+        return None
+    said = re.search(r"\(?\s*(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4})\s*\)?", flat[m.end(): m.end() + 40])
+    if said:
+        return int(said.group(1))
+    _, iso = _year_from_date(m.group(1))
+    return fiscal_year_of_end(dt.date.fromisoformat(iso)) if iso else int(m.group(2))
 
 
 def _release_quarter(meta: DocMeta, flat: str, pm_all: str) -> None:
@@ -362,11 +420,22 @@ def _title(pm_title: str, cover: str) -> str | None:
     return None
 
 
+def _names(meta: DocMeta, t: _Texts) -> None:
+    """The issuer's names; a subsidiary named on the cover gives way to its parent, and stays a name."""
+    text = t.cover + "\n" + "\n".join(t.later)
+    parent = names.parent_of(meta.company, t.cover[:6000])
+    registrant = meta.company
+    if parent:
+        meta.company = _tidy_company(parent)
+    meta.aliases = names.issuer_names(meta.company, registrant, t.cover, text) if meta.company else None
+
+
 def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
     """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
     t = _texts(first_pages, pdf_meta, later_pages)
     meta = DocMeta(doc_type=_doc_type(t))
     meta.company = _company(t, pdf_meta, meta.doc_type)
+    _names(meta, t)
     meta.company_key = company_key(meta.company)
     _fiscal_year_and_period(meta, t, file_name)
     meta.year_labels = _year_labels(meta)

@@ -14,13 +14,13 @@ import numpy as np
 import pymupdf
 
 from rag.config import IngestSettings, Settings
-from rag.domain import match_known_company
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image, ocr_text
 from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
+from rag.issuers import issuers_of
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +175,20 @@ def _read_page(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages
     pages.heights.append(height)
 
 
+def first_pages_text(doc: pymupdf.Document, n: int = 12) -> list[str]:
+    """The text of the first n pages in reading order, as ingestion gives it to metadata detection (no OCR)."""
+    out = []
+    for i in range(min(n, doc.page_count)):
+        try:
+            page = doc.load_page(i)
+            rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)),
+                                        page.rect.width, i + 1)
+            out.append("\n".join(r.text for r in rows))
+        except Exception:  # a broken page reads as empty, as in ingestion
+            out.append("")
+    return out
+
+
 def _chunk_pages(pages: _Pages, settings: Settings) -> list[chunking.Chunk]:
     """The pages' rows, less running headers and footers, with headings marked → chunks, figures linked to them."""
     pages_rows = pages.rows
@@ -286,10 +300,9 @@ def _parse(doc: pymupdf.Document, settings: Settings, progress: Progress | None,
 def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store) -> metadata.DocMeta:
     """Company, year, type, title and date from the first pages; an issuer already in the store keeps its name."""
     meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
-    known = {d.company_key: d.company for d in store.list_documents() if d.company_key}
-    same = match_known_company(meta.company_key, known)
+    same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
     if same:
-        meta.company_key, meta.company = same
+        meta.company_key, meta.company = same.key, same.name
     return meta
 
 
@@ -317,7 +330,7 @@ def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: st
         "published_date": meta.published_date, "sha256": sha, "page_count": page_count,
         "ocr_pages": res.ocr_pages, "embedding_model": model_name,
         "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
-                 "year_labels": meta.year_labels or []},
+                 "year_labels": meta.year_labels or [], "company_aliases": meta.aliases or []},
     }
 
 

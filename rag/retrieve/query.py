@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.domain import company_key, years_of
+from rag.domain import FORM_NAMES, company_key, is_form_name, is_period_token, periods_in, years_of
+from rag.issuers import Issuers
 from rag.records import DocumentMeta
 
 # The design brief's 7 intent categories → (target sections, related sections).
@@ -93,7 +94,6 @@ STATEMENT_QUERIES = {
 
 
 _YEAR = re.compile(r"\b(?:fy\s?'?|fiscal (?:year )?)?((?:19|20)\d{2})\b", re.I)
-_FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _QUARTER = re.compile(r"\b(?:q([1-4])|([1-4])q|(first|second|third|fourth) quarter)\b", re.I)
 _LATEST = re.compile(r"\b(latest|most recent|newest|current (year|quarter|report|filing|period)|recent(ly)?|"
                      r"last (year|quarter|report))\b", re.I)
@@ -136,6 +136,21 @@ _GENERIC_ABBR = {
     "csr", "eps", "fx", "m&a", "r&d", "sg&a", "pp&e", "ppne", "ppe", "ebit", "ebitda", "capex", "opex", "cogs", "fcf",
     "roe", "roa", "roic", "roi", "yoy", "qoq", "ttm", "ltm", "kpi", "kpis", "ai", "ml", "nlp", "pdf", "fy", "ytd",
     "dpo", "dso", "dio", "ccc", "wacc", "npv", "irr", "ghg", "co2", "co2e", "sec", "llm", "llms", "ok",
+    # corporate, governance and reporting
+    "agm", "egm", "bod", "cso", "cto", "cio", "chro", "cao", "evp", "svp", "vp", "hq", "ir", "pr", "hr", "it", "q&a",
+    "ipo", "spac", "lbo", "llc", "plc", "nyse", "nasdaq", "otc", "adr", "ads", "etf", "reit", "mlp", "esop", "rsu",
+    "rsus", "psu", "psus", "ltip", "lti", "sti", "tsr", "mda", "md&a", "asc", "asu", "fasb", "iasb", "pcaob", "sox",
+    "icfr", "erm", "covid", "covid-19", "apac", "emea", "latam", "row", "b2b", "b2c", "dtc", "d2c", "saas", "erp",
+    # finance and accounting
+    "cagr", "bps", "nav", "aum", "ffo", "affo", "noi", "nii", "nim", "arpu", "ltv", "cac", "arr", "mrr", "gmv", "aov",
+    "sku", "skus", "fte", "ftes", "ebt", "ebitdar", "oci", "aoci", "rou", "sbc", "d&a", "cfi", "cff", "fcff", "fcfe",
+    "dcf", "nwc", "dps", "bvps", "etr", "nol", "nols", "dta", "dtl", "cet1", "rwa", "lcr", "nsfr", "cecl", "nco",
+    "npl", "afs", "htm", "ocf", "opm", "gpm", "npm", "ntm", "cpi", "gdp", "libor", "sofr", "fomc", "fdic", "imf",
+    "oecd", "comps", "sss", "gla",
+    # sustainability
+    "ehs", "hse", "ltifr", "trir", "ltir", "dei", "d&i", "sbti", "tcfd", "sasb", "gri", "csrd", "esrs", "cdp", "sdg",
+    "sdgs", "un", "nox", "voc", "kwh", "mwh", "gwh", "twh", "gj", "tj", "tco2e", "mtco2e", "ppa", "rec", "recs",
+    "ev", "evs", "hvac", "led", "iso", "ohs", "ngo", "ngos",
 }
 _SPECIFIC = re.compile(r"\b([A-Za-z]*[a-z][A-Z][A-Za-z0-9-]*|[A-Z][A-Z0-9]{2,}[A-Za-z0-9-]*|[A-Za-z]+-\d[\w.]*|"
                        r"[A-Z][a-z]+\s\d{1,2}\b)")
@@ -206,28 +221,13 @@ class QueryIntent:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def _company_aliases(known: dict[str, str]) -> list[tuple[re.Pattern, str, str]]:
-    """Patterns for each company key: the key ('best buy'), its first word when distinctive ('boeing')."""
-    out = []
-    for key, name in known.items():
-        words = key.split()
-        forms = {key}
-        if len(words) > 1 and len(words[0]) >= 4:
-            forms.add(words[0])
-        forms.add(re.sub(r"\s+", "", key))  # 'ultabeauty'
-        if len(words) >= 3:
-            forms.add("".join(w[0] for w in words))  # 'advanced micro devices' → 'amd'
-        for f in forms:
-            out.append((re.compile(rf"(?<![\w-]){re.escape(f)}(?:'s|’s)?(?![\w-])", re.I), key, name))
-    return out
-
-
-def understand(question: str, known_companies: dict[str, str] | None = None,
+def understand(question: str, known_companies: Issuers | dict[str, str] | None = None,
                history: list[str] | None = None) -> QueryIntent:
-    """known_companies: company_key → display name, from the store. history: earlier user questions."""
+    """known_companies: the store's issuers with every name they go by (or a plain company_key → display name
+    dict). history: earlier user questions."""
     q = question.strip()
     intent = QueryIntent(question=q, rewritten=q)
-    known = known_companies or {}
+    known = Issuers.of(known_companies or {})
     _complete_followup(intent, known, [h for h in (history or []) if h.strip()])
     text = intent.rewritten
     _who_and_when(intent, text, known)
@@ -245,13 +245,13 @@ def understand(question: str, known_companies: dict[str, str] | None = None,
     return intent
 
 
-def _complete_followup(intent: QueryIntent, known: dict[str, str], history: list[str]) -> None:
+def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) -> None:
     """'and in 2021?' → the previous question with this turn's years / entities swapped in."""
     q = intent.question
     if not (history and (_FOLLOWUP.search(q) or len(q.split()) <= 4)):
         return
     prev = understand(history[-1], known, history[:-1])
-    has_entity = any(p.search(q) for p, _, _ in _company_aliases(known))
+    has_entity = bool(known.find(q))
     if has_entity and len(q.split()) > 4:
         return
     base = prev.rewritten
@@ -262,18 +262,21 @@ def _complete_followup(intent: QueryIntent, known: dict[str, str], history: list
     intent.followup = True
 
 
-def _who_and_when(intent: QueryIntent, text: str, known: dict[str, str]) -> None:
-    """Companies of the store, dates, fiscal years, quarters, document types, 'latest', comparisons."""
-    for pat, key, name in _company_aliases(known):
-        if pat.search(text) and key not in intent.companies:
-            intent.companies.append(key)
-            intent.company_names.append(name)
+def _who_and_when(intent: QueryIntent, text: str, known: Issuers) -> None:
+    """Companies of the store (by any name they go by), dates, fiscal years and quarters in any form, document
+    types, 'latest', comparisons."""
+    for issuer in known.find(text):
+        if issuer.key not in intent.companies:
+            intent.companies.append(issuer.key)
+            intent.company_names.append(issuer.name)
     intent.dates = _dates(text)
-    years = [int(y) for y in _YEAR.findall(text)] + [2000 + int(y) for y in _FY2.findall(text)]
-    intent.years = sorted(set(y for y in years if 1990 <= y <= 2100))
-    for m in _QUARTER.finditer(text):
+    named = periods_in(text)  # FY2023Q1, Q1 FY23, 1Q23, "first quarter of fiscal 2023", FY22, 2021 …
+    intent.years = sorted({p.year for p in named})
+    intent.quarters = list(dict.fromkeys(p.quarter for p in named if p.quarter))
+    for m in _QUARTER.finditer(text):  # a quarter named without its year ("the fourth quarter")
         n = m.group(1) or m.group(2) or _QWORDS[m.group(3).lower()]
-        intent.quarters.append(f"Q{n}")
+        if f"Q{n}" not in intent.quarters:
+            intent.quarters.append(f"Q{n}")
     for pat, dt in DOC_TYPES:
         if pat.search(text) and dt not in intent.doc_types:
             intent.doc_types.append(dt)
@@ -318,17 +321,19 @@ def _dates(text: str) -> list[str]:
     return out
 
 
-def key_terms(text: str, known: dict[str, str]) -> list[str]:
+def key_terms(text: str, known: Issuers | dict[str, str]) -> list[str]:
     """Specific terms of a question: CamelCase and acronyms (DocVQA, XFUN, GPT-4o), 'Scope 1'-style names.
-    Company names, periods, document types and generic finance abbreviations are left out."""
-    company_words = {w for k in known for w in k.split()} | {re.sub(r"\s+", "", k) for k in known} \
-        | {"".join(w[0] for w in k.split()) for k in known if len(k.split()) >= 3}
+    Issuers' names, periods, document types and generic finance abbreviations are left out."""
+    known = Issuers.of(known)
+    company_words = {w for k in known.names for w in k.split()}
+    text = re.sub(rf"(?<![\w-])(?:{FORM_NAMES.pattern})(?![\w-])", " ", text, flags=re.I)  # "DEF 14A", "10-K"
     out: list[str] = []
     for m in _SPECIFIC.finditer(text):
         t = m.group(1).strip()
         t = re.sub(r"-(based|style|like|specific|level|wide|only|related|driven|aware)$", "", t)
         low = t.lower().rstrip("s") if t.isupper() and len(t) > 3 else t.lower()
-        if low in _GENERIC_ABBR or t.lower() in _GENERIC_ABBR or low in company_words or t.lower() in company_words:
+        if low in _GENERIC_ABBR or t.lower() in _GENERIC_ABBR or low in company_words or t.lower() in company_words \
+                or known.names_term(t) or is_period_token(t) or is_form_name(t):
             continue
         if re.fullmatch(r"(fy|q[1-4]|h[12])\s?'?\d{0,4}|\d{1,2}-[kq]|(figure|fig|table|item|page|part|section|chapter|note|"
                         r"exhibit|appendix|chart|step|phase|quarter|year)\s\d{1,2}|[a-z]+\s\d{1,2}", t.lower()) \

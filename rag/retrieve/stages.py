@@ -15,7 +15,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from rag.config import RetrievalSettings
-from rag.domain import doc_time, years_of
+from rag.domain import doc_time, spelled_out_in, years_of
+from rag.issuers import Issuers, issuers_of
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
@@ -24,7 +25,6 @@ from rag.retrieve.query import (
     STATEMENT_QUERIES,
     Entity,
     QueryIntent,
-    known_companies_of,
     understand,
 )
 from rag.retrieve.search import SearchFilters
@@ -61,6 +61,7 @@ class State:
     chosen: list[Candidate] = field(default_factory=list)
     figures: list[FigureHit] = field(default_factory=list)
     refusal: Refusal | None = None
+    issuers: Issuers | None = None  # the issuers of the documents searched, with every name they go by
     threshold: float | None = None  # the relevance threshold applied
     entry: StageTrace = field(default_factory=lambda: StageTrace(""))
 
@@ -85,7 +86,8 @@ class Understand:
     name = "query understanding"
 
     def run(self, s: State) -> State | Refusal:
-        it = s.intent = understand(s.question, known_companies_of(s.docs), s.history)
+        s.issuers = s.issuers or issuers_of(s.store, s.docs)
+        it = s.intent = understand(s.question, s.issuers, s.history)
         s.entry.notes = {"rewritten": it.rewritten, "companies": it.companies, "years": it.years,
                          "quarters": it.quarters, "doc_types": it.doc_types, "latest": it.latest,
                          "compare": it.compare, "target_sections": it.target_sections,
@@ -261,7 +263,10 @@ class Coverage:
         it, scope = s.it, s.where
         s.entry.n_in = len(s.candidates)
         missing = s.store.terms_missing(it.key_terms, scope.narrowed(s.docs)) if it.key_terms else []
-        s.entry.notes = {"key_terms": it.key_terms, "missing": missing}
+        # an abbreviation the passages spell out ("AGM": "annual general meeting") is there
+        spelled = [m for m in missing if m.isupper() and any(spelled_out_in(m, c.content) for c in s.candidates)]
+        missing = [m for m in missing if m not in spelled]
+        s.entry.notes = {"key_terms": it.key_terms, "missing": missing, "spelled_out": spelled}
         s.entry.n_out = 0 if missing else len(s.candidates)
         return not_mentioned(missing, scope.docs, s.docs, s.candidates[: s.cfg.selection.nearest]) if missing else s
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
+from rag.issuers import Issuer
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Related
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
@@ -122,6 +123,11 @@ class Store:
 
     def list_documents(self) -> list[DocumentMeta]:
         return [DocumentMeta.from_row(r) for r in self.rpc("list_documents")]
+
+    def issuer_names(self) -> list[Issuer]:
+        """Every issuer with the names its documents give it (sql/042)."""
+        return [Issuer(r["company_key"], r["company"] or r["company_key"], list(r["names"] or []))
+                for r in self.rpc("issuer_names")]
 
     def delete_document(self, document_id: int) -> bool:
         return bool(self.rpc("delete_document", {"p_document_id": int(document_id)}))

@@ -55,3 +55,79 @@ def test_registrant_name_broken_over_lines():
              "AMCOR\nPLC\n(Exact\nname of registrant as specified in its charter)\nJersey")
     m = metadata.detect([cover], {}, "x.pdf")
     assert (m.doc_type, m.company, m.published_date) == ("8-K", "Amcor plc", "2022-07-01")
+
+
+# Issue 12: fiscal years as issuers label them, document types from the content, issuers' names.
+
+def test_a_52_53_week_year_ending_in_early_january_is_the_year_it_covers():
+    cover = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)\n"
+             "For the fiscal year ended January 1, 2023\nCommission File Number 1-1234\nCANDLEWOOD FOODS, INC.\n"
+             "(Exact name of registrant as specified in its charter)\n")
+    m = metadata.detect([cover], {}, "x.pdf")
+    assert (m.doc_type, m.fiscal_year, m.year_labels) == ("10-K", 2022, [2022])
+    # the retailer's year ending late January keeps the year it ends in (Best Buy's fiscal 2023)
+    m = metadata.detect([cover.replace("January 1, 2023", "January 28, 2023")], {}, "x.pdf")
+    assert m.fiscal_year == 2023
+    # the cover's own label wins
+    m = metadata.detect([cover.replace("January 1, 2023", "January 2, 2022 (fiscal 2022)")], {}, "x.pdf")
+    assert m.fiscal_year == 2022
+
+
+def test_a_quarter_of_a_52_53_week_year_is_in_the_year_it_covers():
+    cover = ("FORM 10-Q\nQUARTERLY REPORT PURSUANT TO SECTION 13\nFor the quarterly period ended April 2, 2023\n"
+             "three months ended April 2, 2023")
+    later = ["Our fiscal year ended January 1, 2023 was a 52-week year."]
+    m = metadata.detect([cover], {}, "x.pdf", later_pages=later)
+    assert (m.doc_type, m.fiscal_period, m.fiscal_year, m.year_labels) == ("10-Q", "Q1", 2023, [2023])
+
+
+def test_an_earnings_release_that_mentions_its_form_10q_is_a_release():
+    page = ("Exhibit 99.1\nCANDLEWOOD FOODS REPORTS SECOND QUARTER 2023 RESULTS\nAUSTIN, Texas--(BUSINESS WIRE)--"
+            "Candlewood Foods, Inc. (NYSE: CWF) today reported results for the second quarter of 2023. Further detail "
+            "is in our Quarterly Report on Form 10-Q filed with the Securities and Exchange Commission.\n"
+            "Commission File Number is listed in the filing.")
+    m = metadata.detect([page], {}, "x.pdf")
+    assert (m.doc_type, m.company, m.fiscal_period, m.fiscal_year) == ("earnings release", "Candlewood Foods, Inc",
+                                                                        "Q2", 2023)
+    assert "CWF" in m.aliases
+
+
+def test_a_release_headed_by_a_product_is_filed_under_the_company_that_lists():
+    page = ("Quarterly Highlights\nThe Widgetron X2 Drives Record Quarter\nBOSTON--(PR NEWSWIRE)--Northfield Devices "
+            "Corp. (NASDAQ: NFD) today announced results for the third quarter of fiscal 2023.\nWidgetron X2 Inc. "
+            "partner sales grew.")
+    m = metadata.detect([page], {}, "x.pdf")
+    assert m.doc_type == "earnings release" and m.company_key == "northfield devices"
+
+
+def test_an_annual_report_without_the_form_10k_cover_is_an_annual_report():
+    page = ("2022 Annual Report to Shareholders\nDear shareholders, ... A copy of our Annual Report on Form 10-K is "
+            "available free of charge.\nGreenfield Industries, Inc.")
+    assert metadata.detect([page], {}, "x.pdf").doc_type == "annual report"
+    cover = ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nANNUAL REPORT PURSUANT TO SECTION 13\n"
+             "For the fiscal year ended December 31, 2022\nGREENFIELD INDUSTRIES, INC.\n"
+             "(Exact name of registrant as specified in its charter)\n")
+    m = metadata.detect([page], {}, "x.pdf", later_pages=["Letter to shareholders", cover])
+    assert (m.doc_type, m.fiscal_year) == ("10-K", 2022)
+
+
+def test_a_subsidiary_on_the_cover_is_filed_under_its_parent_and_keeps_its_name():
+    page = ("FORM 8-K\nCURRENT REPORT PURSUANT TO SECTION 13\nDate of Report: June 30, 2022\n"
+            "Northfield Capital LLC\n(Exact name of registrant as specified in its charter)\n"
+            "Northfield Capital LLC, a wholly-owned subsidiary of Northfield Devices Corp., entered into an indenture.")
+    m = metadata.detect([page], {}, "x.pdf")
+    assert m.company_key == "northfield devices" and "Northfield Capital LLC" in m.aliases
+
+
+def test_names_the_filing_gives_itself():
+    cover = ("FORM 10-K\nANNUAL REPORT PURSUANT TO SECTION 13\nFor the fiscal year ended December 31, 2022\n"
+             "THE BOEING COMPANY\n(Exact name of registrant as specified in its charter)\n"
+             "Securities registered pursuant to Section 12(b) of the Act:\n"
+             "Common Stock, $5.00 Par Value BA New York Stock Exchange\n"
+             "1.500% Notes due 2026 BA26 New York Stock Exchange\n")
+    body = ("Item 1. Business\nThe Boeing Company, together with its subsidiaries (herein referred to as “Boeing,” the "
+            "“Company,” “we,” “us,” “our”), is one of the largest aerospace companies.")
+    m = metadata.detect([cover, body], {}, "x.pdf")
+    assert m.company_key == "boeing"
+    assert {"Boeing", "BA"} <= set(m.aliases) and "BA26" not in m.aliases
+    assert not {"Company", "we", "us", "our"} & set(m.aliases)
