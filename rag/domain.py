@@ -163,11 +163,17 @@ def is_form_name(term: str) -> bool:
 
 
 def spelled_out_in(acronym: str, text: str) -> bool:
-    """Whether a text holds words whose initials spell an acronym ("AGM" → "annual general meeting"), small
-    joining words allowed between them."""
+    """Whether a text spells an acronym out: words whose initials spell it ("AGM" → "Annual General Meeting"), small
+    joining words allowed between them. The words must be capitalised, or the acronym follow them in parentheses;
+    in lower case only an acronym of four letters or more counts ("compound annual growth rate"), as short ones
+    are spelled by chance."""
     letters = [c for c in acronym.lower() if c.isalpha()]
     if not 2 <= len(letters) <= 6:
         return False
     glue = r"[\s\-]+(?:(?:of|and|the|for|on|in|to|&)[\s\-]+)?"
-    pat = r"\b" + glue.join(rf"{re.escape(c)}[a-z]*" for c in letters) + r"\b"
-    return bool(re.search(pat, text, re.I))
+    titled = r"\b" + glue.join(rf"{c.upper()}[a-z]*" for c in letters) + r"\b"
+    if re.search(titled, text) or re.search(titled.replace(r"\b", "", 1).lower() + rf"\s*\(\s*{re.escape(acronym)}\s*\)",
+                                            text, re.I):
+        return True
+    lower = r"\b" + glue.join(rf"{c}[a-z]*" for c in letters) + r"\b"
+    return len(letters) >= 4 and bool(re.search(lower, text, re.I))

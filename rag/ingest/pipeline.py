@@ -298,11 +298,15 @@ def _parse(doc: pymupdf.Document, settings: Settings, progress: Progress | None,
 
 
 def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store) -> metadata.DocMeta:
-    """Company, year, type, title and date from the first pages; an issuer already in the store keeps its name."""
+    """Company, year, type, title and date from the first pages. A document of an issuer already in the store joins
+    it (its key); it takes the issuer's name when its own is the same name written otherwise ("Best Buy Co" for
+    "Best Buy Co., Inc."), and keeps its own when the issuer was renamed ("Adobe Inc." after "Adobe Systems")."""
     meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
     same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
     if same:
-        meta.company_key, meta.company = same.key, same.name
+        if meta.company_key == same.key or not meta.company:
+            meta.company = same.name
+        meta.company_key = same.key
     return meta
 
 

@@ -326,6 +326,7 @@ READER_CALLS = {
     "get_document_file": "select get_document_file((select min(id) from documents))",
     "current_workspace": "select current_workspace()",
     "visible_document": "select visible_document(1)",
+    "issuer_names": "select * from issuer_names()",
 }
 
 

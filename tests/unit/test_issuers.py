@@ -101,3 +101,5 @@ def test_an_abbreviation_the_passages_spell_out_is_there():
     assert spelled_out_in("AGM", "The Annual General Meeting of shareholders was held on 12 May.")
     assert spelled_out_in("CAGR", "a compound annual growth rate of 7%")
     assert not spelled_out_in("AGM", "the annual meeting of stockholders")
+    assert not spelled_out_in("TGT", "sales to grow through the year")  # a short acronym spelled by chance
+    assert spelled_out_in("TGT", "Total Gross Turnover rose")
