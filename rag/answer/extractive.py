@@ -120,7 +120,7 @@ class _Terms:
     def of(cls, intent: QueryIntent) -> _Terms:
         # a company's own name says little inside its documents: it counts a quarter (it still tells, in a
         # comparison, which company a sentence is about)
-        name_terms = {t for n in intent.company_names + intent.companies for t in _terms(n)}
+        name_terms = {t for n in intent.company_names + intent.companies + intent.company_terms for t in _terms(n)}
         q_terms = set(_terms(intent.rewritten)) - name_terms
         return cls(q_terms, set(_terms(intent.rewritten)) & name_terms, set(_terms(intent.text_query)) - q_terms,
                    {str(y) for y in intent.years})
@@ -170,7 +170,9 @@ def score_units(intent: QueryIntent, chunks: list[Candidate], cfg: AnswerSetting
             df[w] = df.get(w, 0) + 1
     n = max(1, len(units))
     idf = {w: math.log(1 + n / d) for w, d in df.items()}
-    norm = math.sqrt(sum(idf.get(w, math.log(1 + n)) for w in t.question) or 1.0)
+    # an abbreviation no passage writes ("D&A", "FCF") is scored by the filings' words for it, not held against them
+    unwritten = {w for a in intent.abbreviations for w in _terms(a)} - set(df)
+    norm = math.sqrt(sum(idf.get(w, math.log(1 + n)) for w in t.question - unwritten) or 1.0)
     scored = []
     for u, words in units:
         u.score = _unit_score(u, words, t, idf, norm, intent, cfg, top_final)

@@ -41,7 +41,9 @@ def self_names(text: str) -> list[str]:
     """The short names a document defines for its issuer: a parenthesis with quoted names, one of which is
     "the Company", "we" or "the Group" — the others are the issuer's names."""
     out: list[str] = []
-    for m in re.finditer(r"\(([^()]{0,240}?[“\"][^()]{0,240}?)\)", text[:60000]):
+    for m in re.finditer(r"\(([^()]{0,480})\)", text[:60000]):
+        if "“" not in m.group(1) and '"' not in m.group(1):
+            continue
         quoted = [q.strip() for q in _QUOTED.findall(m.group(1))]
         if not any(q.lower().strip(" ,.") in _SELF for q in quoted):
             continue

@@ -48,7 +48,12 @@ FINANCE_TERMS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\boperating margin\b", re.I), "operating income net sales revenue"),
     (re.compile(r"\bgross margin\b", re.I), "gross profit gross margin net sales cost of sales"),
     (re.compile(r"\bnet (profit )?margin\b", re.I), "net income net sales revenue"),
-    (re.compile(r"\bfree cash ?flow\b", re.I), "net cash provided by operating activities capital expenditures"),
+    (re.compile(r"\bfree cash ?flow\b|\bfcf\b", re.I), "free cash flow net cash provided by operating activities "
+     "capital expenditures"),
+    (re.compile(r"\bd&a\b", re.I), "depreciation and amortization"),
+    (re.compile(r"\beps\b", re.I), "earnings per share diluted"),
+    (re.compile(r"\br&d\b", re.I), "research and development"),
+    (re.compile(r"\b(work ?force|head ?count)\b", re.I), "employees"),
     (re.compile(r"\boperating cash ?flow\b|\bcash from operations\b", re.I), "net cash provided by operating activities"),
     (re.compile(r"\beffective tax rate\b", re.I), "effective tax rate income taxes provision"),
     (re.compile(r"\bdividends?\b", re.I), "dividends paid per share"),
@@ -175,6 +180,8 @@ class QueryIntent:
     rewritten: str
     companies: list[str] = field(default_factory=list)  # company keys found in the store
     company_names: list[str] = field(default_factory=list)
+    company_terms: list[str] = field(default_factory=list)  # the question's words that name an issuer (MMM's, J&J)
+    abbreviations: list[str] = field(default_factory=list)  # generic abbreviations it writes (D&A, FCF, AGM)
     years: list[int] = field(default_factory=list)
     dates: list[str] = field(default_factory=list)  # ISO dates named in the question ("8-K dated 1st July 2022")
     quarters: list[str] = field(default_factory=list)
@@ -269,6 +276,12 @@ def _who_and_when(intent: QueryIntent, text: str, known: Issuers) -> None:
         if issuer.key not in intent.companies:
             intent.companies.append(issuer.key)
             intent.company_names.append(issuer.name)
+    for token in re.findall(r"[\w&.'’-]+", text):
+        bare = re.sub(r"['’]s$", "", token).strip(".'’-")
+        if bare and intent.companies and known.names_term(bare):
+            intent.company_terms.append(bare.lower())
+        elif bare.lower() in _GENERIC_ABBR and (bare.isupper() or "&" in bare):
+            intent.abbreviations.append(bare.lower())
     intent.dates = _dates(text)
     named = periods_in(text)  # FY2023Q1, Q1 FY23, 1Q23, "first quarter of fiscal 2023", FY22, 2021 …
     intent.years = sorted({p.year for p in named})

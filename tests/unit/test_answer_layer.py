@@ -107,3 +107,12 @@ def test_a_tool_call_with_bad_arguments_answers_the_model_instead_of_failing():
     assert tools.call(ctx, "no_such_tool", {}) == ("unknown tool no_such_tool", None)
     text, args = tools.call(ctx, "answer_with_evidence", {"answer": "A [1].", "citations": [{"marker": 1}]})
     assert text == "ok" and tools.AnswerWithEvidence.reply(args)["citations"] == [{"marker": 1, "quote": ""}]
+
+
+def test_an_abbreviation_and_a_ticker_the_passages_never_write_do_not_sink_the_answer():
+    from rag.issuers import Issuer, Issuers
+
+    known = Issuers([Issuer("acme widgets", "Acme Widgets Corporation", ["AWC"])])
+    c = cand(1, content="(Millions) | 2022 | 2021\nDepreciation and amortization | 1,831 | 1,915\nOther income | 5 | 4")
+    md, _, chosen = compose(understand("What was AWC's D&A in FY22?", known), [c], CFG)
+    assert "Depreciation and amortization" in md and chosen[0].score > CFG.floor
