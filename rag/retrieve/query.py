@@ -54,6 +54,8 @@ FINANCE_TERMS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\beps\b", re.I), "earnings per share diluted"),
     (re.compile(r"\br&d\b", re.I), "research and development"),
     (re.compile(r"\b(work ?force|head ?count)\b", re.I), "employees"),
+    (re.compile(r"\bagm\b|\bannual general meeting\b", re.I), "annual meeting of stockholders shareholders votes"),
+    (re.compile(r"\bcagr\b", re.I), "compound annual growth rate"),
     (re.compile(r"\boperating cash ?flow\b|\bcash from operations\b", re.I), "net cash provided by operating activities"),
     (re.compile(r"\beffective tax rate\b", re.I), "effective tax rate income taxes provision"),
     (re.compile(r"\bdividends?\b", re.I), "dividends paid per share"),
