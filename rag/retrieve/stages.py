@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rag.config import RetrievalSettings
-from rag.domain import doc_time, spelled_out_in, years_of
+from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.issuers import Issuers, issuers_of
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
@@ -178,7 +178,13 @@ class ScopeAndFilters:
             return
         exact = [d for d in scope.docs if ty in years_of(d)]
         typed = [d for d in exact if not it.doc_types or d.doc_type in it.doc_types]
-        if typed and not it.quarters:
+        if it.quarters and len(it.years) == 1:
+            # a quarter of a fiscal year (FY2023Q4, 1Q24, "the fourth quarter of fiscal 2023"): its quarterly
+            # documents, and for a fourth quarter the year's annual report
+            exact = [d for d in typed if d.fiscal_period in it.quarters
+                     or ("Q4" in it.quarters and d.doc_type in ANNUAL_TYPES)]
+            typed = exact
+        if typed:
             scope.params["filter_document_ids"] = [d.document_id for d in exact]
             scope.detected["year"] = ty
             scope.docs = exact

@@ -167,3 +167,18 @@ def test_figures_keep_linked_and_close_figures_above_their_floors():
 @pytest.mark.parametrize("stage", [Understand, ScopeAndFilters, Rerank, Coverage, Threshold, Budget, Figures])
 def test_every_stage_has_a_name_for_the_trace(stage):
     assert stage.name and stage.name == stage().name
+
+
+def test_a_quarter_of_a_fiscal_year_scopes_to_that_quarters_documents():
+    docs = [doc(1, year=2023, doc_type="earnings release", fiscal_period="Q4"),
+            doc(2, year=2023, doc_type="10-Q", fiscal_period="Q2"), doc(3, year=2023),
+            doc(4, year=2022, doc_type="earnings release", fiscal_period="Q4")]
+    for q, want in [("How did Acme Widgets' gross margin change in FY2023Q4?", [1, 3]),
+                    ("Acme Widgets 2Q23 net sales", [2]), ("Acme Widgets net sales in the second quarter of fiscal 2023", [2])]:
+        s = State(q, None, None, RetrievalSettings(), docs, SearchFilters())
+        run_stages([Understand(), ScopeAndFilters()], s)
+        assert [d.document_id for d in s.where.docs] == want, q
+    # a quarter no document reports stays a boost
+    s = State("Acme Widgets 1Q23 net sales", None, None, RetrievalSettings(), docs, SearchFilters())
+    run_stages([Understand(), ScopeAndFilters()], s)
+    assert "year" not in s.where.detected
