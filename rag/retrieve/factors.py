@@ -34,10 +34,11 @@ class RerankContext:
 
     @property
     def recency_weight(self) -> float:
-        """'Latest' → the newest document wins; a company named without a period → lean towards the current one."""
+        """'Latest' or a history without a period → the newest document wins; a company named without a period →
+        lean towards the current one."""
         f = self.cfg.factors
-        if self.intent.latest:
-            return f.recency_weight_latest
+        if self.intent.latest or (self.intent.history and not self.intent.years):
+            return f.recency_weight_latest  # "historically", with no period named: the history up to now
         if self.intent.companies and not self.intent.years:
             return max(self.cfg.recency_weight, f.recency_weight_company)
         return self.cfg.recency_weight
@@ -107,6 +108,9 @@ def metadata(c: Candidate, ctx: RerankContext) -> Factor:
             (c.fiscal_period in ("FY", "Q4") or c.doc_type in ANNUAL_TYPES):
         meta *= cfg.period_boost  # a year's figure: the documents that report the whole year
         why.append("reports the whole year")
+        if it.history and c.doc_type in ANNUAL_TYPES:  # several years: the annual report's multi-year tables
+            meta *= cfg.period_boost
+            why.append("reports several years")
     if it.doc_types and c.doc_type in it.doc_types:
         meta *= cfg.period_boost
         why.append(f"a {c.doc_type}")

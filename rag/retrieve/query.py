@@ -201,6 +201,7 @@ class QueryIntent:
     forward: bool = False  # "forecasting for FY2023": next year's plans are in this year's report
     explain: bool = False  # "what drove / why": the narrative that explains, not the statement's table
     annual: bool = False  # a year's or a history's figures: documents that report whole years
+    history: bool = False  # several years' figures ("historically", "trend"): the annual reports that show them
     followup: bool = False
 
     @property
@@ -248,7 +249,8 @@ def understand(question: str, known_companies: Issuers | dict[str, str] | None =
     if intent.forward and intent.years:
         # next year's plans are in this year's report: the year before is a target too (a weaker one)
         intent.years = sorted(set(intent.years) | {min(intent.years) - 1})
-    intent.annual = bool(_HISTORY.search(text)) or bool(intent.years and not intent.quarters)
+    intent.history = bool(_HISTORY.search(text))
+    intent.annual = intent.history or bool(intent.years and not intent.quarters)
     intent.wants_number = bool(_WANTS_NUMBER.search(text.lower()))
     intent.asks_quantity = bool(_ASKS_QUANTITY.match(q))
     return intent

@@ -37,8 +37,17 @@ def test_recency_decays_with_age_against_the_issuers_newest():
     assert ctx.recency_weight == RetrievalSettings().factors.recency_weight_company  # a company without a period
 
 
-def test_recency_weight_is_one_for_latest():
+def test_recency_weight_is_one_for_latest_and_for_a_history_up_to_now():
     assert context("What is the latest revenue?").recency_weight == 1.0
+    assert context("Are Acme Widgets' gross margins historically consistent?").recency_weight == 1.0
+    assert context("What was Acme Widgets' gross margin trend from 2019 to 2021?").recency_weight < 1.0  # a period
+
+
+def test_a_history_prefers_the_annual_reports_that_show_several_years():
+    ctx = context("Are Acme Widgets' gross margins historically consistent?")
+    annual, why = factors.metadata(cand(1), ctx)
+    release, _ = factors.metadata(cand(2, doc(2, doc_type="earnings release", fiscal_period="Q4")), ctx)
+    assert annual > release and "reports several years" in why
     assert factors.recency_factor(3.0, 1.0, 3.0) == pytest.approx(0.5)
     assert factors.recency_factor(10.0, 0.0, 3.0) == 1.0
 
