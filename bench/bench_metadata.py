@@ -181,7 +181,8 @@ def _rates(rows: list[dict]) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(SHARED / "corpus/financebench-dev"))
-    ap.add_argument("--names-from", nargs="*", default=[str(SHARED / "corpus/financebench"), str(SHARED / "corpus/esg")],
+    ap.add_argument("--names-from", nargs="*",
+                    default=[str(SHARED / "corpus/financebench"), str(SHARED / "corpus/esg")],
                     help="more folders whose issuers' names count for the name-variant table (not scored)")
     ap.add_argument("--out", default=str(ROOT / "bench/results/metadata.json"))
     ap.add_argument("--code", help="measure the rag package of another checkout (a baseline, e.g. a git worktree "

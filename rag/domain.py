@@ -95,7 +95,8 @@ _QW = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # "first quarter of fiscal 2023", "fiscal 2023 first quarter", "Q1 of FY2023". (group of the quarter, of the year)
 _QUARTER_FORMS: list[tuple[re.Pattern, int, int]] = [
     (re.compile(rf"\b(?:fy|fiscal\s+(?:year\s+)?)\s?{_YR}\s?[-/ ]?\s?q([1-4])\b", re.I), 2, 1),
-    (re.compile(rf"\bq([1-4])\s?(?:[-/ ]|\s+of\s+(?:the\s+)?)?\s?(?:fy|fiscal\s+(?:year\s+)?|cy)?\s?{_YR}\b", re.I), 1, 2),
+    (re.compile(rf"\bq([1-4])\s?(?:[-/ ]|\s+of\s+(?:the\s+)?)?\s?(?:fy|fiscal\s+(?:year\s+)?|cy)?\s?{_YR}\b",
+                re.I), 1, 2),
     (re.compile(rf"\b([1-4])q\s?[-/ ]?\s?(?:fy|cy)?\s?{_YR}\b", re.I), 1, 2),
     (re.compile(rf"\b{_QW}\s+(?:fiscal\s+)?quarter\s+(?:of\s+|in\s+)?(?:the\s+)?(?:fiscal\s+)?(?:year\s+)?"
                 rf"(?:fy\s?)?{_YR}\b", re.I), 1, 2),
@@ -171,9 +172,8 @@ def spelled_out_in(acronym: str, text: str) -> bool:
     if not 2 <= len(letters) <= 6:
         return False
     glue = r"[\s\-]+(?:(?:of|and|the|for|on|in|to|&)[\s\-]+)?"
-    titled = r"\b" + glue.join(rf"{c.upper()}[a-z]*" for c in letters) + r"\b"
-    if re.search(titled, text) or re.search(titled.replace(r"\b", "", 1).lower() + rf"\s*\(\s*{re.escape(acronym)}\s*\)",
-                                            text, re.I):
-        return True
     lower = r"\b" + glue.join(rf"{c}[a-z]*" for c in letters) + r"\b"
-    return len(letters) >= 4 and bool(re.search(lower, text, re.I))
+    titled = r"\b" + glue.join(rf"{c.upper()}[a-z]*" for c in letters) + r"\b"
+    defined = lower + rf"\s*\(\s*{re.escape(acronym)}\s*\)"
+    return bool(re.search(titled, text) or re.search(defined, text, re.I)
+                or len(letters) >= 4 and re.search(lower, text, re.I))

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.domain import _SUFFIX, company_key
+from rag.domain import _SUFFIX, company_key, match_known_company
 
 # First words of issuer names that are common words: never an issuer on their own ("best", "general").
 _COMMON_FIRST = {
@@ -24,10 +24,11 @@ _COMMON_FIRST = {
     "match", "block", "ball", "gap", "apple", "oracle", "amazon", "caterpillar", "corning", "dover", "eaton",
 }
 # Upper-case words of a question that are not tickers even when an issuer trades under them.
-_NOT_TICKERS = {"A", "I", "AI", "AN", "AS", "AT", "BE", "BY", "DO", "GO", "IF", "IN", "IS", "IT", "ME", "NO", "OF",
+NOT_TICKERS = {"A", "I", "AI", "AN", "AS", "AT", "BE", "BY", "DO", "GO", "IF", "IN", "IS", "IT", "ME", "NO", "OF",
                 "ON", "OR", "SO", "TO", "UP", "US", "WE", "ALL", "AND", "ARE", "CAN", "FOR", "HAS", "NEW", "NOT",
                 "NOW", "ONE", "OUT", "THE", "YOU", "EPS", "ESG", "CEO", "CFO", "USD", "GAAP", "FY", "YOY", "SEC",
-                "KPI", "ROE", "ROA", "EBIT", "CAPEX", "OPEX", "AGM", "EU", "UK", "USA", "Q", "TTM", "LTM", "YTD"}
+                "KPI", "ROE", "ROA", "EBIT", "CAPEX", "OPEX", "AGM", "EU", "UK", "USA", "Q", "TTM", "LTM", "YTD",
+               "NONE", "NYSE", "LLC", "INC", "PLC", "CORP"}
 
 
 def norm(text: str) -> str:
@@ -106,7 +107,7 @@ class Issuer:
 
     def tickers(self) -> list[str]:
         return [n for n in dict.fromkeys([self.name, *self.names])
-                if _is_ticker(n) and n not in _NOT_TICKERS and len(n) >= 2]
+                if _is_ticker(n) and n not in NOT_TICKERS and len(n) >= 2]
 
 
 class Issuers:
@@ -118,8 +119,9 @@ class Issuers:
         for i in issuers:
             for f in {f for f in i.forms() if " " not in f}:
                 firsts[f] = firsts.get(f, 0) + 1
-        self._forms = [(i, sorted({f for f in i.forms() if firsts.get(f, 0) <= 1 or " " in f}, key=len, reverse=True))
-                       for i in issuers]
+        # each issuer's forms, initials and tickers, built once: find() runs for every question
+        self._forms = [(i, sorted({f for f in i.forms() if firsts.get(f, 0) <= 1 or " " in f}, key=len,
+                                  reverse=True), i.initials(), i.tickers()) for i in issuers]
 
     @classmethod
     def of(cls, known: Any) -> Issuers:
@@ -140,7 +142,7 @@ class Issuers:
         padded = f" {norm(text)} "
         scale = len(padded) / max(len(text), 1)
         found: list[tuple[float, Issuer]] = []
-        for issuer, forms in self._forms:
+        for issuer, forms, initials, tickers in self._forms:
             at: list[float] = []
             for f in forms:
                 if f in _COMMON_FIRST:
@@ -148,8 +150,8 @@ class Issuers:
                                                                   rf"(?:['’]s)?(?![\w&])", text)]
                 elif (a := padded.find(f" {f} ")) >= 0:
                     at.append(a)
-            at += [m.start() * scale for p in issuer.initials() for m in p.finditer(text)]
-            at += [m.start() * scale for t in issuer.tickers()
+            at += [m.start() * scale for p in initials for m in p.finditer(text)]
+            at += [m.start() * scale for t in tickers
                    for m in re.finditer(rf"(?<![\w$]){re.escape(t)}(?:['’]s)?(?![\w])", text)]
             if at:
                 found.append((min(at), issuer))
@@ -157,21 +159,24 @@ class Issuers:
 
     def names_term(self, term: str) -> bool:
         """Whether a term of a question is one of an issuer's names (never a term the documents must contain)."""
-        t = norm(term)
-        return any(t == f or t.replace(" ", "") == f.replace(" ", "") for _, forms in self._forms for f in forms) \
-            or any(term.strip().rstrip("'s’") in i.tickers() for i in self.all) \
-            or any(p.fullmatch(term.strip()) for i in self.all for p in i.initials())
+        t, bare = norm(term), term.strip()
+        for _, forms, initials, tickers in self._forms:
+            if any(t == f or t.replace(" ", "") == f.replace(" ", "") for f in forms) \
+                    or bare.rstrip("'s’") in tickers or any(p.fullmatch(bare) for p in initials):
+                return True
+        return False
 
     def same_issuer(self, key: str | None, names: list[str]) -> Issuer | None:
         """The store's issuer a new document belongs to: the same key, a key that is a word-prefix of the other
         ('amcor flexibles north america' → 'amcor'), or a shared name or trading symbol."""
         if not key:
             return None
+        by_key = {i.key: i for i in self.all}
+        same = match_known_company(key, {k: i.name for k, i in by_key.items()})
+        if same:
+            return by_key[same[0]]
         mine = {company_key(n) for n in names if not _is_ticker(n)} - {None}
         symbols = {n for n in names if _is_ticker(n)}
-        for i in self.all:
-            if i.key == key or key.startswith(i.key + " ") or i.key.startswith(key + " "):
-                return i
         for i in self.all:
             theirs = {company_key(n) for n in [i.name, *i.names] if not _is_ticker(n)} - {None}
             if key in theirs or i.key in mine or mine & theirs or symbols & set(i.tickers()):
@@ -182,13 +187,19 @@ class Issuers:
 def issuers_of(store: Any, docs: list[Any]) -> Issuers:
     """The issuers of these documents (their keys and display names) with the names their filings give them. A
     store without the names (a transport or database without sql/042) still gives each key and display name."""
-    shown: dict[str, str] = {}
-    for d in docs:
-        k = d.company_key or company_key(d.company)
-        if k:
-            shown.setdefault(k, d.company or k)
+    shown = display_names(docs)
     try:
         named = {i.key: i for i in store.issuer_names()}
     except Exception:  # noqa: BLE001 - the names are a refinement; without them the keys still match
         named = {}
     return Issuers([Issuer(k, v, named[k].names if k in named else []) for k, v in shown.items()])
+
+
+def display_names(docs: list[Any]) -> dict[str, str]:
+    """Issuer key → the display name of its first document (documents without a key keyed by their company)."""
+    out: dict[str, str] = {}
+    for d in docs:
+        k = d.company_key or company_key(d.company)
+        if k:
+            out.setdefault(k, d.company or k)
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from rag.domain import _SUFFIX
+from rag.issuers import NOT_TICKERS
 
 _EXCHANGE = (r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE(?:\s+American|\s+Arca)?|Nasdaq|NASDAQ|"
              r"Chicago\s+Stock\s+Exchange)")
@@ -22,9 +23,6 @@ _SELF = {"company", "the company", "we", "us", "our", "registrant", "the registr
 _QUOTED = re.compile(r"[“\"]([^”\"]{1,40}?)[,.]?[”\"]")
 _PARENT = re.compile(rf"(?:wholly[- ]owned\s+)?subsidiar(?:y|ies)\s+of\s+([A-Z][\w&.,'\- ]{{1,60}}?\s{_SUFFIX})"
                      r"(?=[\s,.;)]|$)", re.I)
-_TICKER_WORDS = {"A", "I", "AN", "AS", "AT", "BE", "BY", "DO", "GO", "IF", "IN", "IS", "IT", "ME", "NO", "OF", "ON",
-                 "OR", "SO", "TO", "UP", "US", "WE", "ALL", "AND", "ARE", "CAN", "FOR", "HAS", "NEW", "NOT", "NOW",
-                 "ONE", "OUT", "THE", "YOU", "NONE", "NYSE", "USD", "LLC", "INC", "PLC", "CORP"}
 
 
 def trading_symbols(cover: str) -> list[str]:
@@ -34,7 +32,7 @@ def trading_symbols(cover: str) -> list[str]:
     if m:
         out += _COVER_SYMBOL.findall(cover[m.end(): m.end() + 1500])
     out += _RELEASE_SYMBOL.findall(cover[:20000])
-    return [s for s in dict.fromkeys(out) if s not in _TICKER_WORDS]
+    return [s for s in dict.fromkeys(out) if s not in NOT_TICKERS]
 
 
 def self_names(text: str) -> list[str]:

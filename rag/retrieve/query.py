@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rag.domain import FORM_NAMES, company_key, is_form_name, is_period_token, periods_in, years_of
+from rag.domain import FORM_NAMES, is_form_name, is_period_token, periods_in, years_of
 from rag.issuers import Issuers
-from rag.records import DocumentMeta
 
 # The design brief's 7 intent categories → (target sections, related sections).
 INTENTS: list[tuple[re.Pattern, list[str], list[str]]] = [
@@ -360,14 +359,3 @@ def key_terms(text: str, known: Issuers | dict[str, str]) -> list[str]:
             out.append(t)
     return out
 
-
-def known_companies_of(docs: list[DocumentMeta]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for d in docs:
-        if d.company_key:
-            out.setdefault(d.company_key, d.company or d.company_key)
-        elif d.company:
-            k = company_key(d.company)
-            if k:
-                out.setdefault(k, d.company)
-    return out
