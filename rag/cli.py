@@ -288,6 +288,30 @@ def cmd_reindex(args) -> int:
     return 0
 
 
+def cmd_facts(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    if args.rebuild:
+        from rag.ingest.facts import rebuild
+
+        n = rebuild(store, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr))
+        print(f"\nread {n['facts']} table facts from {n['documents']} documents")
+        return 0
+    facts = store.match_facts(" ".join(args.query), document_ids=args.doc, fiscal_years=args.year,
+                              match_count=args.k)
+    if args.json:
+        print(json.dumps([f.to_json() for f in facts], ensure_ascii=False, indent=1))
+        return 0
+    if not facts:
+        print("no facts")
+        return 0
+    names = {d.document_id: d.file_name for d in store.list_documents()}
+    for f in facts:
+        print(f"{names.get(f.document_id, f.document_id)[:28]:28} p.{f.page:<4} {f.label_path[:50]:50} "
+              f"{(f.period or f.col_header or '')[:16]:16} {f.raw:>14} {f.unit or ''} ×{f.scale:g}")
+    return 0
+
+
 def _add_filter_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--doc", type=int, action="append", help="document id filter (repeatable)")
     s.add_argument("--company", action="append", help="company filter (repeatable)")
@@ -350,6 +374,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("delete", help="delete documents by id")
     s.add_argument("ids", nargs="+", type=int)
     s.set_defaults(fn=cmd_delete)
+
+    s = sub.add_parser("facts", help="search the table facts read at ingestion (label, period, value, unit)")
+    s.add_argument("query", nargs="*", help="words of the row label, e.g. total net sales")
+    s.add_argument("--doc", type=int, action="append", help="document id (repeatable)")
+    s.add_argument("--year", type=int, action="append", help="fiscal year (repeatable)")
+    s.add_argument("-k", type=int, default=20)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--rebuild", action="store_true", help="read every document's facts again from its chunks")
+    s.set_defaults(fn=cmd_facts)
 
     sub.add_parser("doctor", help="consistency checks; non-zero exit when one fails").set_defaults(fn=cmd_doctor)
     sub.add_parser("reindex", help="re-embed the store with the configured model").set_defaults(fn=cmd_reindex)

@@ -163,6 +163,46 @@ class FigureHit:
         return cls(**r)
 
 
+@dataclass(slots=True)
+class Fact:
+    """A row of match_facts(): one value of a table row, with its label, period, unit and where it is printed."""
+    fact_id: int
+    document_id: int
+    chunk_id: int | None
+    page: int
+    label: str
+    label_path: str
+    col_header: str
+    period: str | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    is_change: bool
+    value: float
+    raw: str
+    unit: str | None
+    scale: float
+    table_title: str
+    row_text: str
+    col: int = 0
+    rank: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Fact:
+        r = _take(cls, row)
+        for k in ("value", "scale", "rank"):
+            r[k] = float(r.get(k) or 0.0) if k != "scale" else float(r.get(k) or 1.0)
+        r["is_change"] = bool(r.get("is_change"))
+        return cls(**r)
+
+    @property
+    def scaled(self) -> float:
+        """The value in its unit ("in millions" applied)."""
+        return self.value * self.scale
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True, slots=True)
 class Related:
     """A row of related_documents_graph(): another period's document of the same issuer."""

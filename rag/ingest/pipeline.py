@@ -17,6 +17,7 @@ from rag.config import IngestSettings, Settings
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
+from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image, ocr_text
 from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
@@ -35,6 +36,7 @@ class IngestResult:
     pages: int = 0
     chunks: int = 0
     figures: int = 0
+    facts: int = 0
     ocr_pages: int = 0
     seconds: float = 0.0
     already_ingested: bool = False
@@ -277,11 +279,15 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
         assign_by_content(chunks, vecs[: len(chunks)], embedder)
     tokens = embedder.count_tokens([c.text for c in chunks])
     doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
-    out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)]),
+    table_facts = factmod.extract_facts(factmod.lines_of_units(chunks),
+                                        factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
+    out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)],
+                                                     factmod.facts_by_chunk(table_facts)),
                                 _figure_rows(figs, vecs[len(chunks):]))
     res.document_id = out["document_id"]
     res.already_ingested = bool(out.get("already_ingested"))
     res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
+    res.facts = int(out.get("facts", 0))
     _keep_original(store, res, path, password, settings)
     res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
                                              "published_date")}
@@ -338,12 +344,14 @@ def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: st
     }
 
 
-def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[int], vecs) -> list[dict]:
-    """One chunks row per chunk, with its embedding."""
+def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[int], vecs,
+                facts: dict[int, list[dict]] | None = None) -> list[dict]:
+    """One chunks row per chunk, with its embedding and its table facts."""
+    facts = facts or {}
     return [{
         "chunk_index": c.chunk_index, "page_start": c.page_start, "page_end": c.page_end,
         "heading": c.heading, "section_type": c.section_type, "context": ctx, "content": c.text,
-        "token_count": tok, "embedding": _vec(v),
+        "token_count": tok, "embedding": _vec(v), "facts": facts.get(c.chunk_index, []),
     } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs, strict=False)]
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
 from rag.issuers import Issuer
-from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Related
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Hit, Related
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -155,6 +155,25 @@ class Store:
             "filter_document_ids": list(document_ids) if document_ids else None,
         })
         return [FigureHit.from_row(r) for r in rows]
+
+    def match_facts(self, query: str = "", document_ids=None, chunk_ids=None, fiscal_years=None,
+                    match_count: int = 50) -> list[Fact]:
+        """Table facts whose label or table title matches a word of the query (sql/045), of these documents,
+        chunks or fiscal years; an empty query gives every fact of the documents or chunks."""
+        rows = self.rpc("match_facts", {
+            "p_query": query or "", "p_document_ids": [int(i) for i in document_ids] if document_ids else None,
+            "p_chunk_ids": [int(i) for i in chunk_ids] if chunk_ids else None,
+            "p_fiscal_years": [int(y) for y in fiscal_years] if fiscal_years else None,
+            "p_match_count": int(match_count)})
+        return [Fact.from_row(r) for r in rows]
+
+    def replace_document_facts(self, document_id: int, facts: list[dict]) -> int:
+        """A document's facts read again: the old ones replaced in one transaction (sql/046)."""
+        return int(self.rpc("replace_document_facts", {"p_document_id": int(document_id), "p_facts": facts}) or 0)
+
+    def document_chunks(self, document_id: int) -> list[dict]:
+        """Every chunk of a document in order: index, pages, heading and text (to read its facts again)."""
+        return self.rpc("document_chunks", {"p_document_id": int(document_id)})
 
     def chunk_embeddings(self, chunk_ids: list[int]) -> dict[int, np.ndarray]:
         """The stored embedding of each chunk (for diversity), parsed here once: '[x,y,…]' text from SQL (or

@@ -327,6 +327,7 @@ READER_CALLS = {
     "current_workspace": "select current_workspace()",
     "visible_document": "select visible_document(1)",
     "issuer_names": "select * from issuer_names()",
+    "match_facts": "select * from match_facts('net sales')",
 }
 
 
@@ -372,6 +373,14 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
         assert b.delete_document(a_doc) is False and b.document_file(a_doc) is None
         assert b.update_document_metadata(a_doc, company="Hijacked") is False
         assert a.delete_document(paper) is False  # shared: readable by every team, written by none of them
+        # table facts follow their document: team b neither reads nor rewrites team a's
+        a_facts = a.match_facts("purchases property plant equipment", document_ids=[a_doc])
+        assert a_facts and not b.match_facts("purchases property plant equipment", document_ids=[a_doc])
+        assert b.replace_document_facts(a_doc, [{"chunk_index": 0, "label": "x", "value": 1, "raw": "1"}]) == 0
+        assert len(a.match_facts("purchases property plant equipment", document_ids=[a_doc])) == len(a_facts)
+        anon_b = _as(teams, "anon", "select count(*) from match_facts('purchases property plant equipment')",
+                     claims='{"workspace": "team-b"}')
+        assert anon_b[0][0] == 0
         b.add_feedback("q from b", "a", [], 1)
         a.log_query("q from a", [], 1.0)
         assert a.feedback_stats()["total"] == 0 and b.feedback_stats()["total"] == 1

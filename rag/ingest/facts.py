@@ -1,0 +1,669 @@
+"""Table facts: every row of a table (a financial statement, a KPI table) read into structured facts — the row
+label with its parent rows, the column header read as a period where it is one, the value with the sign of its
+parentheses, and the unit and scale from the table's header, caption or cells.
+
+Pure functions over the lines of a document's chunks in order (the layout step writes a table row as
+"label | v1 | v2" and a header row as "(Millions) | 2023 | 2022"), so the same code reads a document at ingestion
+and re-reads a stored document's chunks (`rag facts --rebuild`). A table continued on the next page (or in the
+next chunk) keeps its header, unit and parent rows until prose ends it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rag.domain import periods_in
+
+# -- cells ---------------------------------------------------------------------------------------------------------
+_DASH = "-–—−"
+_DASHES = r"\-–—−"  # for character classes
+_VALUE = re.compile(
+    rf"^(?P<sign>[+{_DASHES}])?\s*(?P<cur>[$€£])?\s*(?P<open>\()?\s*(?P<sign2>[{_DASHES}])?\s*(?P<cur2>[$€£])?\s*"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d+(?:[.,]\d+)?)\s*(?P<close>\))?\s*"
+    r"(?P<unit>%|pp|p\.p\.|x|bps|[A-Za-z₂€$][\w₂ ./€$]{0,24})?\s*(?P<close2>\))?\s*(?P<foot>\*{1,3}|\(\d\))?$")
+_UNIT_WORDS = {
+    "%": "%", "pp": "pp", "p.p.": "pp", "bps": "bps", "x": "x",
+    "million": "", "millions": "", "mn": "", "m": "", "billion": "", "bn": "", "thousand": "", "k": "",
+}
+_SCALE_WORDS = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mio": 1e6,
+                "m": 1e6, "mm": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9}
+# physical and ESG units, as printed → as stored
+_UNITS = [
+    (re.compile(r"\bk\s?t\s?co\s?2\s?e?\b|\bkilotonnes? co2", re.I), "kt CO2e"),
+    (re.compile(r"\bm\s?t\s?co\s?2\s?e?\b|\bmillion (metric )?tonnes? co2", re.I), "Mt CO2e"),
+    (re.compile(r"\b(metric )?(t|tonnes?|tons?)\s?(of )?co\s?2\s?e?(q)?\b|\btco\s?2\s?e?\b", re.I), "t CO2e"),
+    (re.compile(r"\bgwh\b", re.I), "GWh"), (re.compile(r"\bmwh\b", re.I), "MWh"), (re.compile(r"\bkwh\b", re.I), "kWh"),
+    (re.compile(r"\btj\b", re.I), "TJ"), (re.compile(r"\bgj\b", re.I), "GJ"),
+    (re.compile(r"\bm\s?[³3]\b|\bcubic met", re.I), "m3"), (re.compile(r"\bmegalit|\bml\b", re.I), "ML"),
+    (re.compile(r"\blit(er|re)s?\b", re.I), "liters"),
+    (re.compile(r"\b(metric )?(tonnes|tons)\b|\bin t\b|^t$", re.I), "t"),
+    (re.compile(r"\bheadcount\b|\bemployees\b|\bfte\b", re.I), "employees"),
+    (re.compile(r"\bhours\b", re.I), "hours"),
+]
+_CURRENCY = [(re.compile(r"\$|\busd\b|\bdollars?\b", re.I), "USD"), (re.compile(r"€|\beur\b|\beuros?\b", re.I), "EUR"),
+             (re.compile(r"£|\bgbp\b|\bpounds? sterling\b", re.I), "GBP"),
+             (re.compile(r"\bchf\b|\bswiss francs?\b", re.I), "CHF")]
+_SCALE = re.compile(r"(?:\bin\s+|\(|\b)(?:[$€£]|usd|eur|gbp|chf|dollars|euros?)?\s*(thousands|millions|billions|thousand|"
+                    r"million|billion|mn|mio\.?|bn|m)\b(?!\s+(?:liters|litres|tonnes|tons|hours|gj|mwh|people))", re.I)
+_PER_SHARE = re.compile(r"per (common |ordinary |diluted |basic )?share|\beps\b|dividends? (declared|paid) per", re.I)
+_PERCENTISH = re.compile(r"\b(margin|rate|ratio|percent|percentage|share of|in %|as a % of|% of)\b|%", re.I)
+_COUNTISH = re.compile(r"\b(number of|employees|headcount|stores|locations|shares outstanding|customers|patents?|"
+                       r"(?<!per )shares\b)", re.I)
+
+# -- headers -------------------------------------------------------------------------------------------------------
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b|\b(\d{{1,2}})[./]\s?(\d{{1,2}})[./]\s?((?:19|20)\d{{2}})\b"
+                   rf"|\b(\d{{1,2}})\s+({_MONTH})\s+((?:19|20)\d{{2}})\b", re.I)
+_YEAR = re.compile(r"(?<![\d,.])(?:fy|fiscal(?: year)?|cy)?\s?'?((?:19|20)\d{2})(?![\d,])", re.I)
+_CHANGE = re.compile(r"\b(change|chg\.?|var\.?|variance|vs\.?|versus|increase|decrease|growth|delta|y/y|yoy|"
+                     r"better|worse)\b|^\s*%\s*$|(?:19|20)\d{2}\s*/\s*(?:19|20)?\d{2}|^[+\-–]?\s*%", re.I)
+_PERIOD_WORD = re.compile(r"\b(19|20)\d{2}\b|\bfy\s?'?\d{2}\b|\bq[1-4]\b|\b[1-4]q\b|\b(three|six|nine|twelve|thirteen|"
+                          r"twenty|fifty)[- ](months|weeks)\b|\b\d{2} weeks\b|\bquarter\b|\bfiscal\b|\byear\b|\bended\b|"
+                          rf"\b{_MONTH}\s+\d{{1,2}}\b|\bchange\b|\bvs\.?\b|\b(ytd|h[12]|9m|ltm|ttm)\b", re.I)
+_QUARTER_CTX = re.compile(r"\b(three months|thirteen weeks|13 weeks|quarter|fourth quarter|q[1-4]|[1-4]q)\b", re.I)
+_HALF_CTX = re.compile(r"\b(six months|26 weeks|twenty-six weeks|first half|h1)\b", re.I)
+_NINE_CTX = re.compile(r"\b(nine months|39 weeks|thirty-nine weeks|9m)\b", re.I)
+_YEAR_CTX = re.compile(r"\b(twelve months|52 weeks|53 weeks|fifty-two weeks|fifty-three weeks|fiscal year|year ended|"
+                       r"years ended|full year|fy)\b", re.I)
+_PROSE_WORDS = 25
+_TOTAL = re.compile(r"^\s*(total|net|sum)\b", re.I)
+_MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"], 1)}
+
+
+@dataclass
+class SourceLine:
+    """One line of a document's chunks, in reading order."""
+    text: str
+    page: int
+    chunk_index: int
+    heading: str = ""
+
+
+@dataclass
+class DocContext:
+    """What the document's metadata says about its periods."""
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None  # FY | Q1..Q4
+    doc_type: str | None = None
+
+    @property
+    def quarterly(self) -> bool:
+        return bool(self.fiscal_period and self.fiscal_period.startswith("Q")) and self.doc_type != "10-K"
+
+
+@dataclass
+class TableFact:
+    """One cell of a table row: what was printed and how it reads."""
+    label: str
+    label_path: str  # with its parent rows: "Inventories › Finished goods"
+    col_header: str  # the column's header as printed, with the header rows above it
+    period: str | None  # "FY2018", "Q2 FY2024", "2023 vs 2022", "December 31, 2018"
+    fiscal_year: int | None
+    fiscal_period: str | None  # FY | Q1..Q4 | H1 | 9M | None (a date, or not a period)
+    is_change: bool
+    value: float  # with its sign, before scale: "(1,577)" → -1577
+    raw: str
+    unit: str | None  # USD | EUR | % | t CO2e | GJ | employees | USD/share ...
+    scale: float  # 1e6 when the table is "in millions"
+    table_title: str
+    row_text: str
+    page: int
+    chunk_index: int
+    column: int  # 0-based among the row's values
+
+    @property
+    def scaled(self) -> float:
+        return self.value * self.scale
+
+    def to_row(self) -> dict:
+        return {"label": self.label, "label_path": self.label_path, "col_header": self.col_header,
+                "period": self.period, "fiscal_year": self.fiscal_year, "fiscal_period": self.fiscal_period,
+                "is_change": self.is_change, "value": self.value, "raw": self.raw, "unit": self.unit,
+                "scale": self.scale, "table_title": self.table_title[:200], "row_text": self.row_text[:500],
+                "page": self.page, "column": self.column}
+
+
+# -- reading one cell ----------------------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    value: float
+    raw: str
+    unit: str | None  # from the cell itself ("%", "GJ", "EUR") or None
+    scale: float | None  # from the cell itself ("€11,433.7 million") or None
+
+
+def parse_number(num: str) -> float:
+    """'1,234.5' → 1234.5; '0,20' and '1.234,5' (decimal comma) → 0.2, 1234.5."""
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d+", num):
+        return float(num.replace(".", "").replace(",", "."))
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", num):
+        return float(num.replace(",", ""))
+    if re.fullmatch(r"\d+,\d{1,2}", num) or re.fullmatch(r"\d+,\d{4,}", num):
+        return float(num.replace(",", "."))  # European decimal comma ("0,20", "70,9")
+    return float(num.replace(",", ""))
+
+
+def read_cell(text: str) -> Cell | None:
+    """A table cell's value: '$32,765' → 32765, '(547)' → -547, '–5.3 %' → -5.3 %, '2,296,953 GJ' → GJ.
+    Dashes, 'n/a' and words are not values."""
+    t = text.strip().replace("\u202f", " ").replace("\xa0", " ")
+    m = _VALUE.match(t)
+    if not m:
+        return None
+    try:
+        v = parse_number(m.group("num"))
+    except ValueError:
+        return None
+    unit_txt = (m.group("unit") or "").strip()
+    negative = bool(m.group("open") and (m.group("close") or m.group("close2"))) or \
+        bool(m.group("sign") and m.group("sign") in _DASH) or bool(m.group("sign2"))
+    unit, scale = None, None
+    if unit_txt:
+        low = unit_txt.lower()
+        first = low.split()[0]
+        if low in _UNIT_WORDS and _UNIT_WORDS[low]:
+            unit = _UNIT_WORDS[low]
+        elif first in _SCALE_WORDS:
+            scale = _SCALE_WORDS[first]
+            rest = unit_txt[len(first):].strip()
+            unit = unit_of(rest) if rest else None
+        else:
+            unit = unit_of(unit_txt)
+            if unit is None and not re.fullmatch(r"[a-z]{1,2}", low):
+                return None  # a word after a number: "10 years", "A320" — not a table value
+    cur = m.group("cur") or m.group("cur2")
+    if cur:
+        unit = currency_of(cur)
+    return Cell(-v if negative else v, t, unit, scale)
+
+
+def unit_of(text: str) -> str | None:
+    """A physical or ESG unit named in a text ('t CO2e', 'GJ', 'employees'), else None."""
+    for rx, name in _UNITS:
+        if rx.search(text):
+            return name
+    return None
+
+
+def currency_of(text: str) -> str | None:
+    for rx, name in _CURRENCY:
+        if rx.search(text):
+            return name
+    return None
+
+
+def scale_of(text: str) -> float | None:
+    m = _SCALE.search(text)
+    if not m:
+        return None
+    w = m.group(1).lower().rstrip(".")
+    if w == "m" and not re.search(r"[$€£]\s?m\b|\b(usd|eur|gbp)\s?m\b|\bin m\b|\(m\)", text, re.I):
+        return None
+    return _SCALE_WORDS.get(w)
+
+
+# -- headers -------------------------------------------------------------------------------------------------------
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.split("|")]
+
+
+def is_header_row(line: str) -> bool:
+    """A table's header row: its cells (past the first) are periods or change columns, none a value."""
+    if " | " not in line:
+        return False
+    cells = _cells(line)
+    rest = [c for c in cells[1:] if c]
+    if not rest or re.search(r"\d,\d{3}|\$\s?\d", line):
+        return False
+    periodish = sum(bool(_PERIOD_WORD.search(c) or _CHANGE.search(c)) for c in rest)
+    values = sum(read_cell(c) is not None and not _YEAR.fullmatch(c.strip()) for c in rest)
+    return values == 0 and periodish >= max(1, len(rest) - 1)
+
+
+_FOOTNOTE = re.compile(r"(?<=\s)\d{1,2}\)|\*+")
+
+
+def plain_header(line: str) -> str | None:
+    """A header printed without column gaps ('Key Figures Unit 2018 2019 1) 2020 2) Germany 2) Austria Sweden') as
+    a header row ('Key Figures Unit | 2018 | 2019 | 2020 | Germany | Austria | Sweden'); None when it is not one."""
+    if " | " in line or len(line.split()) > 16:
+        return None
+    t = _FOOTNOTE.sub(" ", " " + line).strip()
+    years = list(re.finditer(r"(?<![\d,.])(?:FY\s?)?(?:19|20)\d{2}(?![\d,.%])", t))
+    if len(years) < 2 or re.search(r"\d,\d{3}|\d\.\d|%|\$|€", t):
+        return None
+    if re.sub(r"(?:FY\s?)?(?:19|20)\d{2}", "", t).strip() and re.search(r"(?<![\w])\d", re.sub(
+            r"(?:FY\s?)?(?:19|20)\d{2}", "", t)):
+        return None  # other numbers: a sentence or a row, not a header
+    stub = t[: years[0].start()].strip()
+    tail = t[years[-1].end():].split()
+    if any(not w[:1].isupper() for w in tail) or len(tail) > 5:
+        return None
+    between = [t[a.end(): b.start()].strip() for a, b in zip(years, years[1:])]
+    if any(between):
+        return None
+    return " | ".join([stub] + [y.group(0) for y in years] + tail)
+
+
+@dataclass
+class Column:
+    header: str
+    period: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    is_change: bool = False
+    date: dt.date | None = None
+    derived: str | None = None  # "% of net sales": a ratio of the column before it
+
+
+@dataclass
+class Header:
+    stub: str  # the first cell: often the unit ("(Millions, except per share amounts)", "in GJ")
+    columns: list[Column]
+    text: str
+
+
+def _spread(top: list[str], n: int) -> list[str]:
+    """A header row above another: each top cell spans an equal share of the n columns below, else the top cells
+    sit over the rightmost columns."""
+    if not top:
+        return [""] * n
+    if n % len(top) == 0:
+        k = n // len(top)
+        return [t for t in top for _ in range(k)]
+    return [""] * max(0, n - len(top)) + top[-n:]
+
+
+def _date_of(text: str) -> dt.date | None:
+    m = _DATE.search(text)
+    if not m:
+        return None
+    try:
+        if m.group(1):
+            return dt.date(int(m.group(3)), _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
+        if m.group(4):
+            return dt.date(int(m.group(6)), int(m.group(5)), int(m.group(4)))
+        return dt.date(int(m.group(9)), _MONTHS[m.group(8)[:3].lower()], int(m.group(7)))
+    except (ValueError, KeyError):
+        return None
+
+
+def _kind_of(text: str) -> str | None:
+    if _NINE_CTX.search(text):
+        return "9M"
+    if _HALF_CTX.search(text):
+        return "H1"
+    if _QUARTER_CTX.search(text):
+        return "Q"
+    if _YEAR_CTX.search(text):
+        return "FY"
+    return None
+
+
+def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
+    """The columns of a table from its header rows (top first) and the short lines just above them
+    ('Years ended December 31', 'Three Months Ended')."""
+    cells = _cells(rows[-1])
+    first_is_column = bool(_YEAR.fullmatch(cells[0].strip())) or bool(_DATE.fullmatch(cells[0].strip()))
+    stub = "" if first_is_column else cells[0]
+    cols = cells if first_is_column else cells[1:]
+    texts = list(cols)
+    for top in reversed(rows[:-1]):
+        tc = _cells(top)
+        if tc and not _PERIOD_WORD.search(tc[0]) and not _CHANGE.search(tc[0]):
+            stub = f"{tc[0]} {stub}".strip()  # "($ in millions) | Three Months Ended | Six Months Ended"
+            tc = tc[1:]
+        tc = [c for c in tc if c] if len(tc) > len(cols) else tc
+        for i, t in enumerate(_spread(tc, len(cols))):
+            texts[i] = f"{t} {texts[i]}".strip() if t and t not in texts[i] else texts[i]
+    columns = [Column(t) for t in texts]
+    # periods
+    dates = [_date_of(c.header) for c in columns]
+    latest = max((d for d in dates if d), default=None)
+    for c, d in zip(columns, dates):
+        _read_period(c, d, latest, context, doc)
+    for i, c in enumerate(columns):
+        if re.search(r"%\s*of\b|\bas a percent(age)? of\b|\bof (net )?(sales|revenues?)\b", c.header, re.I) and i > 0:
+            c.derived = c.header
+            prev = columns[i - 1]
+            c.period, c.fiscal_year, c.fiscal_period, c.is_change = prev.period, prev.fiscal_year, \
+                prev.fiscal_period, False
+    return Header(stub, columns, " | ".join(rows))
+
+
+def _read_period(c: Column, d: dt.date | None, latest: dt.date | None, context: str, doc: DocContext) -> None:
+    h = c.header
+    years = [int(y) for y in _YEAR.findall(h)]
+    if _CHANGE.search(h) and (len(years) != 1 or re.search(r"\bchange\b|%|vs\.?|/", h, re.I)):
+        c.is_change = True
+        c.period = f"{years[0]} vs {years[1]}" if len(years) >= 2 else "change"
+        return
+    kind = _kind_of(h) or _kind_of(context)
+    ps = periods_in(h)
+    q = next((p for p in ps if p.quarter), None)
+    if q is not None:
+        c.fiscal_year, c.fiscal_period = q.year, q.quarter
+        c.period = f"{q.quarter} FY{q.year}"
+        return
+    if d is not None:
+        c.date = d
+        if kind in ("Q", "H1", "9M") or (kind is None and doc.quarterly):
+            # a quarter's columns: the latest is the document's own period, a year before it the same period
+            if doc.fiscal_year and latest is not None and doc.quarterly:
+                gap = (latest - d).days
+                if gap < 20:
+                    c.fiscal_year = doc.fiscal_year
+                elif 340 < gap < 390:
+                    c.fiscal_year = doc.fiscal_year - 1
+            fp = {"Q": doc.fiscal_period if doc.quarterly else None, "H1": "H1", "9M": "9M"}.get(kind or "Q")
+            c.fiscal_period = fp if c.fiscal_year else None
+            c.period = f"{fp} FY{c.fiscal_year}" if c.fiscal_year and fp else d.strftime("%B %-d, %Y")
+            return
+        if doc.fiscal_year and latest is not None and not doc.quarterly and (latest - d).days % 365 < 20 \
+                or (doc.fiscal_year and latest is not None and (latest - d).days % 365 > 345):
+            c.fiscal_year = doc.fiscal_year - round((latest - d).days / 365.25)
+            c.fiscal_period = "FY"
+            c.period = f"FY{c.fiscal_year}"
+        else:
+            c.period = d.strftime("%B %-d, %Y")
+        return
+    if len(years) == 1:
+        c.fiscal_year = years[0]
+        c.fiscal_period = "FY" if kind in (None, "FY") else (doc.fiscal_period if kind == "Q" and doc.quarterly
+                                                            else kind if kind != "Q" else None)
+        c.period = f"FY{years[0]}" if c.fiscal_period == "FY" else \
+            (f"{c.fiscal_period} FY{years[0]}" if c.fiscal_period else str(years[0]))
+
+
+# -- the table reader ----------------------------------------------------------------------------------------------
+@dataclass
+class _Table:
+    header: Header | None = None
+    header_rows: list[str] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)  # short lines just above the header
+    title: str = ""
+    parent: str = ""
+    pending_label: str = ""
+    unit_hint: str = ""  # unit / scale text above the table ("(in millions)", "in € million")
+    currency: str | None = None
+    row_unit: str = ""  # the row's own unit cell
+    parent_before: str = ""  # the parent before the last label-only line (restored when that line was a wrapped label)
+
+
+def _short_plain(text: str) -> bool:
+    return len(text.split()) <= 12 and not text.rstrip().endswith((".", ";", ":")) and " | " not in text
+
+
+def _table_unit(t: _Table, heading: str) -> tuple[str | None, float]:
+    """The table's unit and scale: from its header's first cell, the lines above it, its title or heading."""
+    hint = " ".join(x for x in (t.header.stub if t.header else "", t.unit_hint, t.title) if x)
+    scale = scale_of(hint) or scale_of(heading) or 1.0
+    unit = currency_of(hint) or unit_of(hint)
+    return unit, scale
+
+
+def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float, currency: str | None,
+              col: Column | None) -> tuple[str | None, float]:
+    if cell.unit == "%" or (col is not None and (col.derived or (col.is_change and "%" in col.header))):
+        return "%", 1.0
+    label_unit = None
+    m = re.search(r"\(([^()]*)\)\s*$", label) or re.search(r"\bin ([^,;]+)$", label)
+    if m:
+        label_unit = unit_of(m.group(1)) or currency_of(m.group(1)) or ("%" if "%" in m.group(1) else None)
+    if _PER_SHARE.search(label):
+        return f"{currency or table_unit or 'USD'}/share" if (currency or table_unit or "$" in cell.raw) else "per share", 1.0
+    if label.rstrip().endswith("%"):
+        label_unit = "%"
+    unit = cell.unit or label_unit
+    scale = cell.scale or (scale_of(m.group(1)) if m else None)
+    if unit is None and re.search(r"\bin %|\(%\)|\bpercent", label, re.I):
+        unit = "%"
+    if unit == "%":
+        return "%", 1.0
+    if unit is None:
+        if _COUNTISH.search(label) and not currency_of(cell.raw):
+            unit = "shares" if re.search(r"shares", label, re.I) else \
+                ("employees" if re.search(r"employees|headcount", label, re.I) else None)
+            return unit, (scale or (table_scale if unit == "shares" else 1.0))
+        unit = table_unit or currency
+    return unit, scale or table_scale
+
+
+def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) -> list[TableFact]:
+    """Every value of every table row in a document's lines."""
+    doc = doc or DocContext()
+    out: list[TableFact] = []
+    t = _Table()
+    recent: list[str] = []  # short plain lines since the last table row
+    last_heading = None
+    for ln in lines:
+        text = ln.text.strip()
+        if not text:
+            continue
+        if ln.heading != last_heading:
+            last_heading = ln.heading
+        header_text = text if is_header_row(text) else plain_header(text)
+        if header_text is not None:
+            text = header_text
+            if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
+                t.header_rows.append(text)  # a header row under another: one multi-level header
+            elif t.header_rows and text == t.header_rows[-1]:
+                recent = [text]  # the header repeated where the table goes on (next page, next chunk)
+                continue
+            else:
+                t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading),
+                           unit_hint=" ".join(x for x in recent[-3:] if scale_of(x) or unit_of(x) or currency_of(x)),
+                           currency=t.currency if t.header is None else None)
+            t.header = read_header(t.header_rows, " ".join(t.context), doc)
+            recent = [text]
+            continue
+        if " | " in text:
+            row = _row(text, t, recent)
+            if row is not None:
+                label, cells = row
+                out.extend(_facts_of_row(label, cells, text, t, ln, doc))
+                if _TOTAL.match(label):
+                    t.parent = ""  # a total closes its group
+            recent = [text]
+            t.pending_label = ""
+            continue
+        words = len(text.split())
+        numeric = len(re.findall(r"(?<![\w.])\(?[$€£]?\d[\d,.]*", text))
+        if (words > _PROSE_WORDS and numeric < 3) or (text.rstrip().endswith(".") and words > 8 and numeric < 3):
+            # prose ends the table; an inline row ("Energy use 2,296,953 GJ 2,246,257 GJ …") is read first
+            inline = _inline_row(text, t)
+            if inline is not None:
+                out.extend(_facts_of_row(inline[0], inline[1], text, t, ln, doc))
+                continue
+            t = _Table(currency=None)
+            recent = []
+            continue
+        inline = _inline_row(text, t)
+        if inline is not None:
+            out.extend(_facts_of_row(inline[0], inline[1], text, t, ln, doc))
+            recent = [text]
+            continue
+        if t.header is not None and scale_of(text) and len(text.split()) <= 5:
+            t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
+            continue
+        if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text):
+            t.parent_before, t.parent = t.parent, text.rstrip(":")  # a label-only line: the parent of the rows below
+        t.pending_label = text if _short_plain(text.rstrip(":")) else ""
+        recent.append(text)
+        recent = recent[-4:]
+    return out
+
+
+def _title(recent: list[str], heading: str) -> str:
+    for x in reversed(recent):
+        if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
+                and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
+            return x[:200]
+    parts = [p.strip() for p in (heading or "").split("›") if p.strip()]
+    return parts[-1][:200] if parts else ""
+
+
+def _row(text: str, t: _Table, recent: list[str]) -> tuple[str, list[Cell | None]] | None:
+    cells = _cells(text)
+    first = read_cell(cells[0])
+    if first is not None and not re.search(r"[A-Za-z]{3,}", cells[0]):
+        label = t.pending_label or (recent[-1] if recent and _short_plain(recent[-1]) else "")
+        vals = cells
+    else:
+        label, vals = cells[0], cells[1:]
+    label = re.sub(r"\s+", " ", label).strip(" :")
+    if t.pending_label and label and (label[0] in "(" or label[0].islower()) and first is None:
+        # a label wrapped onto a second line: "Share of electric-powered vehicles sold" / "(ITS segment) | 91.1 %"
+        if t.parent == t.pending_label.rstrip(":"):
+            t.parent = t.parent_before
+        label = (t.pending_label[:-1] + label) if re.search(r"[a-z]-$", t.pending_label) else \
+            f"{t.pending_label} {label}"
+    if not label or not re.search(r"[A-Za-z]", label):
+        return None
+    parsed = [read_cell(v) if v and v not in _DASH and v.lower() not in ("n/a", "na", "n.a.", "nm", "—") else None
+              for v in vals]
+    if parsed and parsed[0] is None and vals[0] and (unit_of(vals[0]) or currency_of(vals[0])) and len(vals[0]) < 20:
+        parsed, t.row_unit = parsed[1:], vals[0]  # a unit column ("t CO2e", "GJ", "EUR m")
+    else:
+        t.row_unit = ""
+    if not any(parsed):
+        return None
+    return label, parsed
+
+
+_INLINE_VALUE = re.compile(rf"(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?\)?|(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d+(?:\.\d+)?\)?")
+
+
+def _inline_row(text: str, t: _Table) -> tuple[str, list[Cell | None]] | None:
+    """A row printed without column gaps ('Energy use 2,296,953 GJ 2,246,257 GJ 2,290,522 GJ +2.3 %') under a
+    header: as many values (with their units) as the header has columns."""
+    if t.header is None:
+        return None
+    n = len(t.header.columns)
+    unit_alt = r"(?:\s?(?:%|million|billion|thousand|kt CO₂e|kt CO2e|t CO₂e|t CO2e|t|GJ|MWh|GWh|liters|litres|m³|m3)" \
+               r"(?:\s(?:liters|litres|t|tonnes))?)?"
+    rx = re.compile(rf"\s((?:{_INLINE_VALUE.pattern}){unit_alt})(?=\s|$)")
+    vals = [m for m in rx.finditer(" " + text)]
+    if len(vals) < max(2, n - 1):
+        return None
+    vals = vals[-n:] if len(vals) >= n else vals
+    rest = (" " + text)[vals[0].start():]
+    if re.sub(rx, " ", rest).strip():
+        return None  # words between the values: a sentence, not a row
+    label = clean_label((" " + text)[: vals[0].start()].strip(" :"))
+    if not re.search(r"[A-Za-z]{3,}", label) or len(label.split()) > 10 or re.search(r"\d", label[:-3]):
+        return None
+    cells = [read_cell(m.group(1).strip()) for m in vals]
+    if sum(c is not None for c in cells) < max(2, n - 1):
+        return None
+    return label, cells
+
+
+def clean_label(label: str) -> str:
+    """A row label without its footnote marks and dot leaders: 'Number of employees6, *' → 'Number of employees',
+    'Greenhouse gas emissions (Scope 3)5' → '… (Scope 3)', 'Data Center . . . .' → 'Data Center'."""
+    label = re.sub(r"(?:\s?\.){3,}\s*$|(?:\s?\.){3,}(?=\s)", "", label)
+    prev = None
+    while prev != label:
+        prev = label
+        label = re.sub(r"(?<=[a-z]{3})\d{1,2}$|(?<=\))\s?\d{1,2}$|\s?\*+$|\s?,$|\s?\(\d\)$", "", label.strip())
+        if label.count("(") < label.count(")"):
+            label = re.sub(r"\s\d{1,2}\)$", "", label)  # "Emissions from communal areas 4)"
+    return label.strip()
+
+
+def _facts_of_row(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
+                  doc: DocContext) -> list[TableFact]:
+    cols = t.header.columns if t.header is not None else []
+    aligned = len(cells) == len(cols)
+    periods = [c for c in cols if not c.is_change]
+    if not aligned and periods and len(cells) == len(periods) < len(cols):
+        cols = periods  # the change columns left empty
+        aligned = True
+    if not aligned and cols and len(cells) > len(cols):
+        # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns
+        cells = cells[-len(cols):]
+        aligned = True
+    table_unit, table_scale = _table_unit(t, ln.heading)
+    currency = t.currency or next((c.unit for c in cells if c and c.unit in ("USD", "EUR", "GBP", "CHF")), None)
+    if currency and not t.currency:
+        t.currency = currency
+    clean = clean_label(label)
+    path = f"{t.parent} › {clean}" if t.parent and t.parent.lower() != clean.lower() else clean
+    bracketed = clean.startswith("(") and clean.endswith(")")  # "(GHG emissions, market-based) | (146,107)"
+    out = []
+    for i, cell in enumerate(cells):
+        if cell is None:
+            continue
+        if bracketed and cell.value < 0 and cell.raw.lstrip().startswith("("):
+            cell = Cell(-cell.value, cell.raw, cell.unit, cell.scale)  # an alternative figure, not a negative one
+        col = cols[i] if aligned else None
+        if t.row_unit:
+            unit, scale = (unit_of(t.row_unit) or currency_of(t.row_unit) or t.row_unit), (scale_of(t.row_unit) or 1.0)
+            if "%" in t.row_unit or cell.unit == "%":
+                unit, scale = "%", 1.0
+        else:
+            unit, scale = _row_unit(clean, cell, table_unit, table_scale, currency, col)
+        out.append(TableFact(
+            label=clean, label_path=path, col_header=col.header if col else "",
+            period=col.period if col else None, fiscal_year=col.fiscal_year if col else None,
+            fiscal_period=col.fiscal_period if col else None, is_change=bool(col and col.is_change),
+            value=cell.value, raw=cell.raw, unit=unit, scale=scale, table_title=t.title, row_text=row_text,
+            page=ln.page, chunk_index=ln.chunk_index, column=i))
+    return out
+
+
+def lines_of_chunks(chunks: Iterable) -> list[SourceLine]:
+    """The lines of a document's chunks (objects with chunk_index, page_start, heading and content or text), in
+    order. A line's page is its chunk's first page."""
+    out = []
+    for c in sorted(chunks, key=lambda c: c.chunk_index):
+        text = getattr(c, "content", None) or getattr(c, "text", "")
+        for line in text.splitlines():
+            out.append(SourceLine(line, c.page_start, c.chunk_index, c.heading or ""))
+    return out
+
+
+def lines_of_units(chunks: Iterable) -> list[SourceLine]:
+    """The lines of freshly cut chunks (rag.ingest.chunking.Chunk), each with the page of its unit; a table header
+    repeated at the top of a chunk keeps the page of the chunk's first unit."""
+    out = []
+    for c in chunks:
+        if not c.units:
+            continue
+        heading = " › ".join(c.heading_path)
+        first = c.text.split("\n", 1)[0]
+        if first != c.units[0].text.split("\n", 1)[0]:
+            out.append(SourceLine(first, c.units[0].page, c.chunk_index, heading))
+        for u in c.units:
+            for line in u.text.splitlines():
+                out.append(SourceLine(line, u.page, c.chunk_index, heading))
+    return out
+
+
+def facts_by_chunk(facts: list[TableFact]) -> dict[int, list[dict]]:
+    """Facts as rows grouped by chunk index (the shape ingest_document reads)."""
+    out: dict[int, list[dict]] = {}
+    for f in facts:
+        out.setdefault(f.chunk_index, []).append(f.to_row())
+    return out
+
+
+def rebuild(store, documents=None, progress=None) -> dict[str, int]:
+    """Read every stored document's table facts again from its chunks (after the reader improves, or for a store
+    built before facts existed); each document's facts are replaced in one transaction."""
+    from types import SimpleNamespace
+
+    docs = documents if documents is not None else store.list_documents()
+    total = 0
+    for i, d in enumerate(docs):
+        chunks = [SimpleNamespace(**r) for r in store.document_chunks(d.document_id)]
+        facts = extract_facts(lines_of_chunks(chunks), DocContext(d.fiscal_year, d.fiscal_period, d.doc_type))
+        rows = [{**f.to_row(), "chunk_index": f.chunk_index} for f in facts]
+        total += store.replace_document_facts(d.document_id, rows)
+        if progress:
+            progress(i + 1, len(docs))
+    return {"documents": len(docs), "facts": total}

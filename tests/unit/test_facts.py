@@ -1,0 +1,175 @@
+"""Table facts read from a document's lines (rag/ingest/facts.py): labels with their parents, periods from the
+header (one or two levels), signs, units and scales, a table continued in the next chunk, and where prose ends it."""
+
+from rag.ingest.facts import (DocContext, SourceLine, clean_label, extract_facts, is_header_row, plain_header,
+                              read_cell)
+
+TEN_K = DocContext(2018, "FY", "10-K")
+
+
+def _facts(text: str, doc: DocContext = TEN_K, chunk_breaks: tuple[int, ...] = ()):
+    lines, chunk, page = [], 0, 1
+    for i, line in enumerate(text.strip("\n").splitlines()):
+        if i in chunk_breaks:
+            chunk, page = chunk + 1, page + 1
+        lines.append(SourceLine(line.strip(), page, chunk, "Item 8 › Consolidated Statement of Income"))
+    return extract_facts(lines, doc)
+
+
+def _one(facts, label_part: str, period: str):
+    got = [f for f in facts if label_part.lower() in f.label_path.lower() and f.period == period]
+    assert len(got) == 1, [(f.label_path, f.period) for f in facts]
+    return got[0]
+
+
+def test_cells_read_sign_unit_and_scale():
+    assert read_cell("$32,765").value == 32765 and read_cell("$32,765").unit == "USD"
+    assert read_cell("(1,577)").value == -1577
+    assert read_cell("–5.3 %").value == -5.3 and read_cell("–5.3 %").unit == "%"
+    assert read_cell("+2.3 %").value == 2.3
+    c = read_cell("€11,433.7 million")
+    assert (c.value, c.unit, c.scale) == (11433.7, "EUR", 1e6)
+    assert read_cell("2,296,953 GJ").unit == "GJ"
+    assert read_cell("75,617 t").unit == "t"
+    assert read_cell("0,20").value == 0.2  # a decimal comma
+    assert read_cell("—") is None and read_cell("n/a") is None and read_cell("10 years") is None
+
+
+def test_an_income_statement_with_parents_periods_and_scale():
+    facts = _facts("""
+        Consolidated Statement of Income
+        Years ended December 31
+        (Millions, except per share amounts) | 2018 | 2017 | 2016
+        Net sales | $32,765 | $31,657 | $30,109
+        Operating expenses
+        Cost of sales | 16,682 | 16,055 | 15,118
+        Gain on sale of businesses | (547) | (586) | (111)
+        Total operating expenses | 25,558 | 23,965 | 23,082
+        Operating income | 7,207 | 7,692 | 7,027
+        Earnings per share attributable to 3M common shareholders — diluted | $8.89 | $7.93 | $8.16
+        Weighted average 3M common shares outstanding — diluted | 602.0 | 612.7 | 618.7
+    """)
+    ns = _one(facts, "Net sales", "FY2018")
+    assert (ns.value, ns.unit, ns.scale, ns.fiscal_year, ns.fiscal_period) == (32765, "USD", 1e6, 2018, "FY")
+    assert ns.table_title == "Consolidated Statement of Income"
+    assert _one(facts, "Cost of sales", "FY2017").label_path == "Operating expenses › Cost of sales"
+    assert _one(facts, "Gain on sale", "FY2016").value == -111
+    assert _one(facts, "Operating income", "FY2018").label_path == "Operating income"  # a total closed the group
+    eps = _one(facts, "Earnings per share", "FY2018")
+    assert (eps.value, eps.unit, eps.scale) == (8.89, "USD/share", 1.0)
+    shares = _one(facts, "shares outstanding", "FY2018")
+    assert (shares.unit, shares.scale) == ("shares", 1e6)
+
+
+def test_a_two_level_header_of_quarters_and_year_to_date():
+    q2 = DocContext(2024, "Q2", "10-Q")
+    facts = _facts("""
+        ($ in millions) | Three Months Ended | Six Months Ended
+        Revenue | July 29, 2023 | July 30, 2022 | July 29, 2023 | July 30, 2022
+        Revenue | $9,583 | $10,329 | $19,050 | $20,976
+    """, q2)
+    # the second line reads as a header row under the first: four columns, each with its span
+    assert {f.period for f in facts} == {"Q2 FY2024", "Q2 FY2023", "H1 FY2024", "H1 FY2023"}
+    assert _one(facts, "Revenue", "Q2 FY2023").value == 10329
+    assert _one(facts, "Revenue", "H1 FY2024").col_header.startswith("Six Months Ended")
+
+
+def test_balance_sheet_dates_read_as_fiscal_years_of_a_january_year_end():
+    bby = DocContext(2023, "FY", "10-K")
+    facts = _facts("""
+        Consolidated Balance Sheets
+        ($ in millions) | January 28, 2023 | January 29, 2022
+        Merchandise inventories | 5,140 | 5,965
+        Total current liabilities | 8,979 | 10,674
+    """, bby)
+    assert _one(facts, "inventories", "FY2023").value == 5140
+    assert _one(facts, "inventories", "FY2022").col_header == "January 29, 2022"
+
+
+def test_change_and_percent_of_sales_columns():
+    facts = _facts("""
+        in GJ | 2023 | 2022 | Change
+        Total energy use within the organization (direct and indirect) | 2,296,953 | 2,246,257 | +2.3 %
+        Cooling | 877 | – | –
+    """, DocContext(2023, "FY", "sustainability report"))
+    energy = _one(facts, "Total energy use", "FY2023")
+    assert (energy.value, energy.unit) == (2296953, "GJ")
+    change = [f for f in facts if f.is_change]
+    assert change and change[0].unit == "%" and change[0].value == 2.3
+    assert [f.period for f in facts if f.label == "Cooling"] == ["FY2023"]
+
+    facts = _facts("""
+        ($ in millions) | Fiscal 2023 | % of Revenue | Fiscal 2022 | % of Revenue
+        Gross profit | 10,144 | 21.4 % | 11,640 | 22.5 %
+    """, DocContext(2023, "FY", "10-K"))
+    share = [f for f in facts if f.unit == "%" and f.fiscal_year == 2022]
+    assert share and share[0].value == 22.5 and not share[0].is_change
+
+
+def test_a_table_continued_in_the_next_chunk_keeps_its_header_unit_and_parent():
+    facts = _facts("""
+        Consolidated Statement of Cash Flows
+        (Millions) | 2018 | 2017 | 2016
+        Cash Flows from Investing Activities
+        Purchases of property, plant and equipment (PP&E) | (1,577) | (1,373) | (1,420)
+        Proceeds from sale of PP&E and other assets | 262 | 49 | 58
+        Acquisitions, net of cash acquired | 13 | (2,023) | (16)
+    """, chunk_breaks=(4,))
+    capex = _one(facts, "Purchases of property", "FY2018")
+    assert (capex.value, capex.scale, capex.page, capex.chunk_index) == (-1577, 1e6, 1, 0)
+    acq = _one(facts, "Acquisitions", "FY2017")
+    assert acq.page == 2 and acq.chunk_index == 1 and acq.scale == 1e6
+    assert acq.label_path == "Cash Flows from Investing Activities › Acquisitions, net of cash acquired"
+
+    # the header repeated at the top of the next page keeps the group it was in
+    facts = _facts("""
+        (In millions) | 2022 | 2021
+        Net revenue:
+        Data Center . . . . . . . . . . . | $ 6,043 | $ 3,694
+        (In millions) | 2022 | 2021
+        Gaming . . . . . . . . . . . . . . | 6,805 | 5,607
+    """, DocContext(2022, "FY", "annual report"), chunk_breaks=(3,))
+    assert _one(facts, "Gaming", "FY2022").label_path == "Net revenue › Gaming"
+
+
+def test_prose_ends_a_table_and_sentences_are_not_rows():
+    facts = _facts("""
+        (Millions) | 2018 | 2017
+        Net sales | 100 | 90
+        Net sales grew in every segment because demand for widgets rose in all regions, as described in the notes to the financial statements below.
+        Revenue rose 12 percent to 112 million in 2019 and 9 percent in 2020 .
+        Other | 5 | 4
+    """)
+    assert {f.label for f in facts} == {"Net sales", "Other"}
+    assert all(f.period is None for f in facts if f.label == "Other")  # the header ended with the prose
+
+
+def test_esg_tables_unit_columns_wrapped_labels_and_bracketed_alternatives():
+    facts = _facts("""
+        Key Figures Unit 2018 2019 1) 2020 2) Germany 2) Austria Sweden
+        Scope 1 (direct carbon emissions)
+        Combustion processes at
+        stationary plants | t CO2e | 522,421 | 571,744 | 466,848 | 438,907 | 27,462 | 478
+        in t CO2e | 2023 | 2022 | Change
+        Direct (Scope 1) | 110,769 | 107,782 | +2.8 %
+        (Indirect Scope 2, market-based) | (35,338) | (35,318) | +0.1 %
+    """, DocContext(2020, "FY", "sustainability report"))
+    s1 = _one(facts, "Combustion processes", "FY2020")
+    assert (s1.value, s1.unit) == (466848, "t CO2e")
+    assert s1.label_path == "Scope 1 (direct carbon emissions) › Combustion processes at stationary plants"
+    germany = [f for f in facts if f.col_header == "Germany"]
+    assert germany and germany[0].value == 438907 and germany[0].period is None  # a breakdown, not a period
+    assert _one(facts, "Direct (Scope 1)", "FY2023").unit == "t CO2e"
+    assert _one(facts, "market-based", "FY2023").value == 35338  # brackets: the market-based figure, not negative
+
+
+def test_header_rows_and_labels():
+    assert is_header_row("(Millions) | 2018 | 2017 | 2016")
+    assert is_header_row("in GJ | 2023 | 2022 | Change")
+    assert not is_header_row("Net sales | $32,765 | $31,657")
+    assert plain_header("Key Figures Unit 2018 2019 1) 2020 2) Germany 2) Austria Sweden") == \
+        "Key Figures Unit | 2018 | 2019 | 2020 | Germany | Austria | Sweden"
+    assert plain_header("Revenue rose from 2018 to 2019 by 12%") is None
+    assert clean_label("Number of employees6, *") == "Number of employees"
+    assert clean_label("Greenhouse gas emissions (Scope 3)5") == "Greenhouse gas emissions (Scope 3)"
+    assert clean_label("Data Center . . . . . .") == "Data Center"
