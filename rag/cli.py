@@ -321,6 +321,17 @@ def _add_filter_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
 
 
+def _add_facts_parser(sub) -> None:
+    s = sub.add_parser("facts", help="search the table facts read at ingestion (label, period, value, unit)")
+    s.add_argument("query", nargs="*", help="words of the row label, e.g. total net sales")
+    s.add_argument("--doc", type=int, action="append", help="document id (repeatable)")
+    s.add_argument("--year", type=int, action="append", help="fiscal year (repeatable)")
+    s.add_argument("-k", type=int, default=20)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--rebuild", action="store_true", help="read every document's facts again from its chunks")
+    s.set_defaults(fn=cmd_facts)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rag", description="Ingest PDFs and search them (Postgres + pgvector).")
     p.add_argument("--data-dir", help="embedded database folder (default .rag-data, or RAG_DATA_DIR)")
@@ -375,14 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("ids", nargs="+", type=int)
     s.set_defaults(fn=cmd_delete)
 
-    s = sub.add_parser("facts", help="search the table facts read at ingestion (label, period, value, unit)")
-    s.add_argument("query", nargs="*", help="words of the row label, e.g. total net sales")
-    s.add_argument("--doc", type=int, action="append", help="document id (repeatable)")
-    s.add_argument("--year", type=int, action="append", help="fiscal year (repeatable)")
-    s.add_argument("-k", type=int, default=20)
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--rebuild", action="store_true", help="read every document's facts again from its chunks")
-    s.set_defaults(fn=cmd_facts)
+    _add_facts_parser(sub)
 
     sub.add_parser("doctor", help="consistency checks; non-zero exit when one fails").set_defaults(fn=cmd_doctor)
     sub.add_parser("reindex", help="re-embed the store with the configured model").set_defaults(fn=cmd_reindex)

@@ -438,63 +438,66 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
     out: list[TableFact] = []
     t = _Table()
     recent: list[str] = []  # short plain lines since the last table row
-    last_heading = None
     for ln in lines:
         text = ln.text.strip()
         if not text:
             continue
-        if ln.heading != last_heading:
-            last_heading = ln.heading
         header_text = text if is_header_row(text) else plain_header(text)
         if header_text is not None:
-            text = header_text
-            if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
-                t.header_rows.append(text)  # a header row under another: one multi-level header
-            elif t.header_rows and text == t.header_rows[-1]:
-                recent = [text]  # the header repeated where the table goes on (next page, next chunk)
-                continue
-            else:
-                t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading),
-                           unit_hint=" ".join(x for x in recent[-3:] if scale_of(x) or unit_of(x) or currency_of(x)),
-                           currency=t.currency if t.header is None else None)
-            t.header = read_header(t.header_rows, " ".join(t.context), doc)
-            recent = [text]
+            t = _on_header(t, header_text, recent, ln, doc)
+            recent = [header_text]
             continue
         if " | " in text:
             row = _row(text, t, recent)
             if row is not None:
-                label, cells = row
-                out.extend(_facts_of_row(label, cells, text, t, ln, doc))
-                if _TOTAL.match(label):
+                out.extend(_facts_of_row(row[0], row[1], text, t, ln, doc))
+                if _TOTAL.match(row[0]):
                     t.parent = ""  # a total closes its group
             recent = [text]
             t.pending_label = ""
             continue
-        words = len(text.split())
-        numeric = len(re.findall(r"(?<![\w.])\(?[$€£]?\d[\d,.]*", text))
-        if (words > _PROSE_WORDS and numeric < 3) or (text.rstrip().endswith(".") and words > 8 and numeric < 3):
-            # prose ends the table; an inline row ("Energy use 2,296,953 GJ 2,246,257 GJ …") is read first
-            inline = _inline_row(text, t)
-            if inline is not None:
-                out.extend(_facts_of_row(inline[0], inline[1], text, t, ln, doc))
-                continue
-            t = _Table(currency=None)
-            recent = []
-            continue
-        inline = _inline_row(text, t)
+        inline = _inline_row(text, t)  # "Energy use 2,296,953 GJ 2,246,257 GJ …": a row without column gaps
         if inline is not None:
             out.extend(_facts_of_row(inline[0], inline[1], text, t, ln, doc))
             recent = [text]
             continue
-        if t.header is not None and scale_of(text) and len(text.split()) <= 5:
-            t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
+        if _is_prose(text):
+            t, recent = _Table(), []  # prose ends the table
             continue
-        if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text):
-            t.parent_before, t.parent = t.parent, text.rstrip(":")  # a label-only line: the parent of the rows below
-        t.pending_label = text if _short_plain(text.rstrip(":")) else ""
-        recent.append(text)
-        recent = recent[-4:]
+        _on_plain(t, text)
+        recent = (recent + [text])[-4:]
     return out
+
+
+def _is_prose(text: str) -> bool:
+    words = len(text.split())
+    numeric = len(re.findall(r"(?<![\w.])\(?[$€£]?\d[\d,.]*", text))
+    return numeric < 3 and (words > _PROSE_WORDS or (text.rstrip().endswith(".") and words > 8))
+
+
+def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: DocContext) -> _Table:
+    """A header row: under another one (a two-level header), the same one again (the table goes on), or a new
+    table."""
+    if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
+        t.header_rows.append(text)
+    elif t.header_rows and text == t.header_rows[-1]:
+        return t
+    else:
+        t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading),
+                   unit_hint=" ".join(x for x in recent[-3:] if scale_of(x) or unit_of(x) or currency_of(x)))
+    t.header = read_header(t.header_rows, " ".join(t.context), doc)
+    return t
+
+
+def _on_plain(t: _Table, text: str) -> None:
+    """A short line without values: a unit under the header, a group label (the parent of the rows below it), or
+    the first line of a wrapped label."""
+    if t.header is not None and scale_of(text) and len(text.split()) <= 5:
+        t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
+        return
+    if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text):
+        t.parent_before, t.parent = t.parent, text.rstrip(":")
+    t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
 
 def _title(recent: list[str], heading: str) -> str:
