@@ -163,13 +163,12 @@ def cmd_eval(args) -> int:
     embedder = _embedder(settings)
     store.check_model(embedder.model_name)
     if args.answers:
-        from rag.eval import run_answer_eval
+        from rag.eval_answers import format_answer_report, run_answer_eval
 
-        rep = run_answer_eval(store, embedder, Path(args.questions), settings,
+        rep = run_answer_eval(store, embedder, Path(args.questions), settings, baseline=args.baseline,
                               progress=lambda i, n: print(f"\r{i}/{n}", end="", file=sys.stderr, flush=True))
         print(file=sys.stderr)
-        for key, v in rep["summary"].items():
-            print(f"{key:26} {v}")
+        print(format_answer_report(rep))
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(rep, indent=1, default=str))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from rag.answer.compose import extractive_answer, fallback, finish_llm, llm_answer
+from rag.answer.compose import fallback, finish_llm, llm_answer
+from rag.answer.offline import offline_answer
 from rag.answer.finalize import insufficient
 from rag.answer.llm import LLMError
 from rag.answer.model import Answer
@@ -54,7 +55,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     elif llm_on:
         a = llm_answer(r, settings, on_token)
     else:
-        a = extractive_answer(r, settings)
+        a = offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
     _attach(a, ctx, r)
     a.timings_ms = {"retrieval": t_ret, **a.timings_ms, "total": round((time.perf_counter() - t0) * 1000, 1)}
     return a

@@ -22,11 +22,11 @@ fy fiscal year years usd millions billions million billion total amount""".split
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 
 
-def _terms(text: str) -> list[str]:
+def _terms(text: str, stop: set[str] = _STOP) -> list[str]:
     out = []
     for w in re.findall(r"[a-z][a-z0-9&'\-]*", text.lower()):
         w = w.strip("'-")
-        if len(w) < 3 or w in _STOP:
+        if len(w) < 3 or w in stop:
             continue
         out.append(_stem(w))
     return out

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rag.domain import periods_in
+from rag.statements import statement_of_title
 
 # -- cells ---------------------------------------------------------------------------------------------------------
 _DASH = "-–—−"
@@ -57,7 +58,7 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b|\b(\d{{1,2}})[./]\s?(\d{{1,2}})[./]\s?((?:19|20)\d{{2}})\b"
                    rf"|\b(\d{{1,2}})\s+({_MONTH})\s+((?:19|20)\d{{2}})\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.])(?:fy|fiscal(?: year)?|cy)?\s?'?((?:19|20)\d{2})(?![\d,])", re.I)
-_CHANGE = re.compile(r"\b(change|chg\.?|var\.?|variance|vs\.?|versus|increase|decrease|growth|delta|y/y|yoy|"
+_CHANGE = re.compile(r"[∆Δ]|\b(change|chg\.?|var\.?|variance|vs\.?|versus|increase|decrease|growth|delta|y/y|yoy|"
                      r"better|worse)\b|^\s*%\s*$|(?:19|20)\d{2}\s*/\s*(?:19|20)?\d{2}|^[+\-–]?\s*%", re.I)
 _PERIOD_WORD = re.compile(r"\b(19|20)\d{2}\b|\bfy\s?'?\d{2}\b|\bq[1-4]\b|\b[1-4]q\b|\b(three|six|nine|twelve|thirteen|"
                           r"twenty|fifty)[- ](months|weeks)\b|\b\d{2} weeks\b|\bquarter\b|\bfiscal\b|\byear\b|\bended\b|"
@@ -68,6 +69,8 @@ _NINE_CTX = re.compile(r"\b(nine months|39 weeks|thirty-nine weeks|9m)\b", re.I)
 _YEAR_CTX = re.compile(r"\b(twelve months|52 weeks|53 weeks|fifty-two weeks|fifty-three weeks|fiscal year|year ended|"
                        r"years ended|full year|fy)\b", re.I)
 _PROSE_WORDS = 25
+_GENERIC_STUB = re.compile(r"\b(key figures?|units?|kpis?|indicators?|metrics?|items?|descriptions?|ended|fiscal|"
+                           r"periods?|years?|months|quarters?|weeks|as of|at|dates?|in|total)\b", re.I)
 _TOTAL = re.compile(r"^\s*(total|net|sum)\b", re.I)
 _MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"], 1)}
@@ -193,6 +196,17 @@ def currency_of(text: str) -> str | None:
         if rx.search(text):
             return name
     return None
+
+
+_UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
+                        r"(?:(?:u\.?s\.?\s+)?dollars\s+)?(?:in\s+)?(?:[$€£]|usd|eur|gbp|chf)?\s*(?:in\s+)?"
+                        r"(?:[$€£]|usd|eur|gbp|chf)?\s*"
+                        r"(thousands?|millions?|billions?|mn|bn|mio|m\b|k\b|gj|tj|mwh|gwh|t\b|tonnes|t\s?co)", re.I)
+
+
+def unit_line(text: str) -> bool:
+    """A line that states the table's unit: '(in millions, except per share data)', '$ in thousands', 'in GJ'."""
+    return len(text.split()) <= 10 and bool(_UNIT_LINE.match(text))
 
 
 def scale_of(text: str) -> float | None:
@@ -399,7 +413,8 @@ def _short_plain(text: str) -> bool:
 
 def _table_unit(t: _Table, heading: str) -> tuple[str | None, float]:
     """The table's unit and scale: from its header's first cell, the lines above it, its title or heading."""
-    hint = " ".join(x for x in (t.header.stub if t.header else "", t.unit_hint, t.title) if x)
+    cols = " ".join(c.header for c in t.header.columns) if t.header else ""
+    hint = " ".join(x for x in (t.header.stub if t.header else "", t.unit_hint, t.title, cols) if x)
     scale = scale_of(hint) or scale_of(heading) or 1.0
     unit = currency_of(hint) or unit_of(hint)
     return unit, scale
@@ -484,8 +499,12 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
         return t
     else:
         t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading),
-                   unit_hint=" ".join(x for x in recent[-3:] if scale_of(x) or unit_of(x) or currency_of(x)))
+                   unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
+    stub = t.header.stub.strip()
+    if stub and re.search(r"[A-Za-z]{3,}", stub) and not (scale_of(stub) or unit_of(stub) or currency_of(stub)) \
+            and len(stub.split()) <= 8 and not t.parent and not _GENERIC_STUB.search(stub):
+        t.parent = stub.rstrip(":")  # "Adjusted non-GAAP results | 2022 | 2023": the group the rows belong to
     return t
 
 
@@ -501,11 +520,16 @@ def _on_plain(t: _Table, text: str) -> None:
 
 
 def _title(recent: list[str], heading: str) -> str:
+    """The table's title: a financial statement's title above it or in its heading first, else the nearest
+    line above it that is not a unit or a period, else the heading."""
+    parts = [p.strip() for p in (heading or "").split("›") if p.strip()]
+    for x in list(reversed(recent)) + list(reversed(parts)):
+        if statement_of_title(x):
+            return x[:200]
     for x in reversed(recent):
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
             return x[:200]
-    parts = [p.strip() for p in (heading or "").split("›") if p.strip()]
     return parts[-1][:200] if parts else ""
 
 

@@ -171,6 +171,10 @@ class Store:
         """A document's facts read again: the old ones replaced in one transaction (sql/046)."""
         return int(self.rpc("replace_document_facts", {"p_document_id": int(document_id), "p_facts": facts}) or 0)
 
+    def chunks_by_id(self, chunk_ids: list[int]) -> list[Hit]:
+        """Chunks by id with their document's metadata (sql/047)."""
+        return [Hit.from_row(r) for r in self.rpc("chunks_by_id", {"p_ids": [int(i) for i in chunk_ids]})]
+
     def document_chunks(self, document_id: int) -> list[dict]:
         """Every chunk of a document in order: index, pages, heading and text (to read its facts again)."""
         return self.rpc("document_chunks", {"p_document_id": int(document_id)})

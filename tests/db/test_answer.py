@@ -46,7 +46,9 @@ def _page_of_capex(store) -> int:
 def test_extractive_answer_cites_the_statement_page_and_verifies_numbers(acme, embedder):
     a = answer(acme, embedder, Q)
     assert a.mode == "extractive" and a.confidence in ("high", "medium"), a.reasons
-    assert "(1,577)" in a.answer
+    # the first sentence answers: the company, the measure as printed, the value with its unit, the period
+    assert a.answer.startswith("Acme Widgets' purchases of property, plant and equipment (PP&E) were 1,577 million "
+                               "in FY2022"), a.answer
     cited = [e for e in a.evidence if "(1,577)" in e.quote]
     assert cited and cited[0].pages == [_page_of_capex(acme)] and cited[0].verified
     assert "Acme Widgets 10-K FY2022" in cited[0].source and "Consolidated Statement of Cash Flows" in cited[0].source

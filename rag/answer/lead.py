@@ -1,0 +1,497 @@
+"""The answer's first sentence, from the table facts: what the question asks (the measure, the entity, the period),
+the fact that answers it (a table row's cell, scored by its label, its period and whether retrieval found its page),
+or the metric computed from facts, with its formula. What it could not match is said, not guessed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag.answer.extractive import _STOP, _stem
+from rag.answer.extractive import _terms as _all_terms
+from rag.answer.labels import short_company
+from rag.answer.metrics import (Computation, Metric, compute, format_metric, growth, label_rank, line_items,
+                                metric_of)
+from rag.domain import periods_in
+from rag.records import Candidate, DocumentMeta, Fact
+from rag.statements import statement_of_title
+from rag.retrieve.query import QueryIntent
+
+# words that say what kind of answer is wanted, not what is measured
+_ASK_WORDS = set(_stem(w) for w in """amount value figure number reported report reports disclosed show shows
+shown according based statement statements consolidated one two three
+respectively compare compared comparison change changes grow growth increase increased decrease decreased
+percent percentage round rounded decimal places place units unit usd dollars euro eur term terms
+fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
+fast quickly rapidly segment segments non gaap unadjusted
+generate generated reach reached record recorded total overall level levels much many analyst public equities
+investment banker assume calculate financial metric following question primarily information provided details
+relying response""".split())
+_LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
+
+
+def _terms(text: str) -> list[str]:
+    """A label's or a question's words, stemmed; "Scope 1" is one word (scope1), not "scope"."""
+    text = re.sub(r"\b(scope|tier|level|category)\s*([1-9])\s*(?:and|\+|&|,)\s*([1-9])\b", r"\1\2 \1\3", text,
+                  flags=re.I)
+    text = re.sub(r"\b(scope|tier|level|category|phase|stage)\s*([1-9])\b", r"\1\2", text, flags=re.I)
+    text = re.sub(r"['’]s\b", "", text)
+    return _all_terms(text, _LABEL_STOP)
+
+
+# words that make a row a part of a whole (stems): a row that has one the question does not ask for is a part
+_PART_WORDS = set(_all_terms("""other others domestic international foreign restricted unrestricted non-current
+noncurrent subscription product products services discontinued pro-forma forma intersegment eliminations corporate
+unallocated""", set()))
+_SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
+
+# the words questions use for what tables label otherwise (stems)
+SYNONYMS = {"consum": "use consumption", "consumpt": "use consumed", "revenu": "sales", "sale": "revenue",
+            "earn": "income", "profit": "income earnings", "headcount": "employees", "workforc": "employees",
+            "staff": "employees", "employ": "employees", "people": "employees", "cost": "expenses",
+            "expens": "costs", "spend": "expenditure expenses"}
+
+
+def synonym_words(term: str) -> list[str]:
+    return [w for key, ws in SYNONYMS.items() if term.startswith(key) for w in ws.split()]
+
+
+def synonyms(term: str) -> set[str]:
+    """The stems of the words tables use for a question's word ('consume' → 'use', 'consumption')."""
+    return {t for w in synonym_words(term) for t in _terms(w)}
+
+
+_CHANGE_Q = re.compile(r"\b(change[sd]?|grow(th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|"
+                       r"year[- ]over[- ]year|yoy|improv\w*|versus|vs\.?|compared?)\b", re.I)
+_OUTFLOW = re.compile(r"^(purchases?|payments?|repayments?|dividends|acquisitions?|additions?|capital expend)", re.I)
+_STATEMENT_WORDS = {"cash flows": re.compile(r"cash ?flows?", re.I),
+                    "balance sheet": re.compile(r"balance sheet|financial position", re.I),
+                    "income statement": re.compile(r"income statement|statements? of (operations|income|earnings)|"
+                                                   r"p&l|profit and loss", re.I)}
+
+
+# the instructions around a question (FinanceBench style): not what is measured
+_INSTRUCTIONS = [re.compile(p, re.I) for p in (
+    r"\b(give|provide) (a|an|the) (response|solution|answer)\b[^.?:]*[.?:]?",
+    r"\b(answer|respond) (the following question )?(by|using|in|based)\b[^.?:]*[.?:]?",
+    r"\bassume (that )?you are\b[^.?:]*[.?:]?", r"\byou are an? [\w ]+?(?:[.:,]|$)",
+    r"\b(by )?(primarily )?(relying|based|using|focusing) (only )?(on|upon)? ?(the )?(details|information|data)?[^.?]*"
+    r"(statement|sheet|shown|provided|filing)s?\b[.?]?",
+    r"\(?\bin units of [^)?.]*\)?", r"\(?\b(answer|expressed|reported)? ?in (usd|eur|\$) ?(millions|billions|thousands)\b\)?",
+    r"\(?\bround(ed)? (your answer )?to (one|two|three|\d+) decimal places?\)?", r"\bplease\b",
+    r"\bif [^.?]*(is not|isn't) (a )?(useful|relevant)[^.?]*[.?]?", r"\bwe need to calculate a financial metric\b[^.?:]*[.?:]?",
+    r"\bthe following question\b:?", r"\b(of|from) the (income|cash flow|cash flows) statement\b",
+    r"\b(income|cash ?flows?) statement\b|\bbalance sheets?\b|\bstatements? of (financial position|cash flows|"
+    r"operations|income)\b")]
+
+
+def strip_instructions(question: str) -> str:
+    """The question without the instructions around it ('Give a response … by relying on the cash flow
+    statement', 'in USD millions', 'round to one decimal place')."""
+    q = question
+    for rx in _INSTRUCTIONS:
+        q = rx.sub(" ", q)
+    return re.sub(r"\s+", " ", q).strip()
+
+
+@dataclass
+class Ask:
+    """What a question asks, for the facts: the measure's words, the periods it names, the metric it names."""
+    terms: list[str]  # the measure's words, stemmed
+    expansion: set[str]  # the filings' words for its finance terms
+    years: list[int]
+    quarter: str | None
+    companies: list[str]
+    metric: Metric | None
+    change: bool
+    statement: str | None
+    question: str = ""
+    history: bool = False
+    words: list[str] = field(default_factory=list)  # the question's own words for the measure (unstemmed)
+
+    @classmethod
+    def of(cls, intent: QueryIntent) -> Ask:
+        q = intent.question
+        names = {t for n in intent.company_names + intent.companies + intent.company_terms for t in _terms(n)}
+        own = [t for t in dict.fromkeys(_terms(strip_instructions(intent.rewritten))) if t not in names
+               and t not in _ASK_WORDS
+               and not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)]
+        expansion = {t for t in set(_terms(intent.text_query)) - set(_terms(intent.rewritten)) - names - _ASK_WORDS
+                     if not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)}
+        periods = periods_in(q)
+        years = sorted({p.year for p in periods}) or [y for y in intent.years if not intent.forward]
+        quarter = next((p.quarter for p in periods if p.quarter), None)
+        statement = next((k for k, rx in _STATEMENT_WORDS.items() if rx.search(q)), None)
+        plain = strip_instructions(intent.rewritten)
+        words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
+        extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
+        words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]
+        return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
+                   statement, q, intent.history, list(dict.fromkeys(words)))
+
+    @property
+    def query(self) -> str:
+        """The words to search the facts' labels with (Postgres stems them its own way)."""
+        syn = [w for t in self.terms for w in synonym_words(t)]
+        return " ".join(dict.fromkeys(self.words + syn))
+
+
+@dataclass
+class Scored:
+    fact: Fact
+    score: float
+    recall: float  # the share of the measure's words the label has (or of the filings' words for them)
+    period_ok: bool | None  # None: no period asked
+    exact: bool = False  # every word of the measure, or the filings' words for it, is in the label
+    reasons: list[str] = field(default_factory=list)
+
+
+def _label_terms(f: Fact) -> tuple[set[str], set[str]]:
+    own = set(_terms(f.label))
+    parents = set(_terms(f.label_path)) - own
+    return own, parents | set(_terms(f.table_title))
+
+
+def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta],
+               use_expansion: bool = True) -> Scored:
+    """How well a fact answers: its label against the measure's words, its period against the one asked, whether
+    retrieval found its passage, the statement named, the issuer asked."""
+    own, context = _label_terms(f)
+    want = [t for t in ask.terms]
+    if not want:
+        return Scored(f, 0.0, 0.0, None)
+    hit = sum(1.0 if t in own or synonyms(t) & own else 0.5 if t in context or synonyms(t) & context else 0.0
+              for t in want)
+    # the filings' words for a finance term ("capex" → "purchases of property, plant and equipment")
+    exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion and use_expansion else 0.0
+    recall = max(hit / len(want), 0.8 * exp)
+    label_words = [t for t in own if t not in _STOP]
+    asked = set(want) | ask.expansion | {w for t in want for w in synonyms(t)}
+    precision = len([t for t in label_words if t in asked]) / max(1, len(label_words))
+    s = 0.55 * recall + 0.15 * precision
+    reasons = [f"label covers {recall:.0%} of the measure's words"]
+    period_ok = None
+    if ask.years:
+        targets = ask.years[-1:] if ask.change and len(ask.years) == 2 else ask.years
+        period_ok = f.fiscal_year in targets and (ask.quarter is None or f.fiscal_period == ask.quarter) \
+            and (ask.quarter is not None or f.fiscal_period in ("FY", None))
+        s += 0.25 if period_ok else -0.4
+    elif f.is_change or f.fiscal_year is None:
+        s -= 0.1
+    if f.is_change and not ask.change:
+        s -= 0.3
+    if re.match(r"total\b", f.label, re.I):
+        s += 0.05  # the whole, unless a part is asked (a part's own words then win on recall)
+    asked_all = set(want) | ask.expansion
+    parts = {t for t in own if t in _PART_WORDS} - asked_all
+    if parts:
+        s -= 0.1  # a part the question does not ask for: "Direct energy use", "restricted cash", "Subscription"
+    numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
+    if numbered:
+        s -= 0.3  # Scope 2 when Scope 1 is asked
+    if statement_of_title(f.table_title):
+        s += 0.05  # a primary statement's figure before a discussion table's
+    if f.unit == "%" and not _SHARE_Q.search(ask.question) and not ask.metric:
+        s -= 0.2  # a share when a quantity is asked
+    if f.chunk_id in retrieved:
+        s += 0.15 * retrieved[f.chunk_id]
+        reasons.append("its page was retrieved")
+    if ask.statement and _STATEMENT_WORDS[ask.statement].search(f.table_title):
+        s += 0.1
+    d = docs.get(f.document_id)
+    if ask.companies and d is not None and d.company_key not in ask.companies:
+        s -= 0.5
+    if d is not None and f.fiscal_year is not None and d.fiscal_year == f.fiscal_year:
+        s += 0.03  # the period's own filing before a later one's comparative column
+    exact = hit / len(want) >= 0.99 or exp >= 0.75
+    return Scored(f, s, recall, period_ok, exact=exact, reasons=reasons)
+
+
+def own_recall(f: Fact, ask: Ask) -> float:
+    """The share of the question's own words (or their synonyms) in the row's label and its parents."""
+    own = set(_terms(f.label_path))
+    return sum(1 for t in ask.terms if t in own or synonyms(t) & own) / max(1, len(ask.terms))
+
+
+def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]
+               ) -> list[Scored]:
+    # the filings' words for a finance term count only when no row has all of the question's own words
+    own_hit = any(own_recall(f, ask) >= 0.99 for f in facts)
+    scored = [score_fact(f, ask, retrieved, docs, use_expansion=not own_hit) for f in facts]
+    # among rows of one table and period, the whole is larger than its parts
+    biggest: dict[tuple, float] = {}
+    for x in scored:
+        k = (x.fact.chunk_id, x.fact.fiscal_year, x.fact.fiscal_period, x.fact.unit)
+        biggest[k] = max(biggest.get(k, 0.0), abs(x.fact.value))
+    for x in scored:
+        k = (x.fact.chunk_id, x.fact.fiscal_year, x.fact.fiscal_period, x.fact.unit)
+        if biggest[k]:
+            x.score += 0.04 * abs(x.fact.value) / biggest[k]
+    scored.sort(key=lambda x: (-x.score, x.fact.document_id, x.fact.fact_id))
+    return scored
+
+
+def same_row(f: Fact, facts: list[Fact]) -> list[Fact]:
+    """The other cells of a fact's row (other periods, the change column)."""
+    return [x for x in facts if x.chunk_id == f.chunk_id and x.row_text == f.row_text and x.fact_id != f.fact_id]
+
+
+# -- wording ----------------------------------------------------------------------------------------------------------
+def money(f: Fact, value: float | None = None) -> str:
+    """A fact's value as an analyst writes it: '$66,608 million', '2,296,953 GJ', '15.9%', '$8.89 per share'."""
+    v = f.value if value is None else value
+    unit = f.unit or ""
+    neg = v < 0
+    v = abs(v)
+    num = f"{v:,.0f}" if v == int(v) and v >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".") if v < 100 else f"{v:,.1f}"
+    scale = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(f.scale, "")
+    sign = "-" if neg else ""
+    if unit == "%":
+        return f"{sign}{num}%"
+    cur = {"USD": "$", "EUR": "€", "GBP": "£"}.get(unit.split("/")[0], "")
+    if unit.endswith("/share"):
+        return f"{sign}{cur}{num} per share"
+    if cur:
+        return f"{sign}{cur}{num}{scale}"
+    tail = f" {unit}" if unit and unit not in ("shares",) else (" shares" if unit == "shares" else "")
+    return f"{sign}{num}{scale}{tail}"
+
+
+def period_words(f: Fact) -> str:
+    if f.period and f.period.startswith(("FY", "Q", "H1", "9M")):
+        return f"in {f.period}"
+    if f.period:
+        return f"at {f.period}" if re.match(r"[A-Z][a-z]+ \d", f.period) else f"in {f.period}"
+    return f"({f.col_header})" if f.col_header else ""
+
+
+def who(d: DocumentMeta | None) -> str:
+    return short_company(d.company) if d is not None and d.company else ""
+
+
+def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact], ask: Ask,
+                  computed: list[str] | None = None) -> str:
+    """'Boeing's total revenues were $66,608 million in FY2022, up 6.9% from $62,286 million in FY2021 [1].'"""
+    label = measure_phrase(f, ask)
+    shown = abs(f.value) if _OUTFLOW.match(f.label) and f.value < 0 else f.value
+    owner = possessive(who(d))
+    verb = "were" if re.search(r"s\b|\bsales\b", label.split("(")[0].strip()) and not label.endswith("ss") else "was"
+    text = f"{owner}{label} {verb} {money(f, shown)} {period_words(f)}".strip()
+    prior = _prior(f, row)
+    if prior is not None:
+        pv = abs(prior.value) if _OUTFLOW.match(prior.label) and prior.value < 0 else prior.value
+        g = growth(shown, pv)
+        plausible = pv and shown and (pv > 0) == (shown > 0) and 0.1 <= abs(shown / pv) <= 10
+        if g is not None and plausible and (f.unit or "") != "%":
+            direction = "up" if g > 0 else "down" if g < 0 else "unchanged"
+            text += f", {direction} {abs(g):.1f}% from {money(prior, pv)} {period_words(prior)}" if direction != \
+                "unchanged" else f", unchanged from {period_words(prior)}"
+            if computed is not None and direction != "unchanged":
+                computed.append(f"{abs(g):.1f}%")  # by code, from the two cells: not printed in the passage
+    scope = _scope(f)
+    return f"{text[0].upper()}{text[1:]} [{marker}].{(' ' + scope) if scope else ''}"
+
+
+def possessive(name: str) -> str:
+    return "" if not name else (f"{name}' " if name.endswith("s") else f"{name}'s ")
+
+
+def measure_phrase(f: Fact, ask: Ask) -> str:
+    """The row label as the sentence's subject: 'total net sales'; a segment's row under its measure reads
+    'net revenue of Data Center' (the parent carries the measure the question names)."""
+    label = clean(f.label)
+    parent = f.label_path.rsplit(" › ", 1)[0] if " › " in f.label_path else ""
+    if parent:
+        mine, theirs = set(_terms(label)), set(_terms(parent))
+        if any(t in theirs and t not in mine for t in ask.terms + sorted(ask.expansion)):
+            return f"{lower_first(clean(parent))} of {label}"
+    return lower_first(label)
+
+
+def clean(label: str) -> str:
+    return re.sub(r"\s+", " ", label.rstrip(":")).strip()
+
+
+def lower_first(label: str) -> str:
+    """'Net sales' → 'net sales'; 'Data Center', 'EBITDA', 'Scope 1 emissions' stay as printed."""
+    words = label.split()
+    if not words or not words[0][:1].isupper() or words[0].isupper() or len(words[0]) == 1:
+        return label
+    if len(words) > 1 and all(w[:1].isupper() for w in words[:2]):
+        return label  # a name in title case
+    return label[0].lower() + label[1:]
+
+
+def _prior(f: Fact, row: list[Fact]) -> Fact | None:
+    if f.fiscal_year is None:
+        return None
+    return next((x for x in row if x.fiscal_year == f.fiscal_year - 1 and x.fiscal_period == f.fiscal_period
+                 and not x.is_change), None)
+
+
+def _scope(f: Fact) -> str:
+    """What the table says the figure covers: its title and group, and a breakdown column."""
+    bits = []
+    parent = f.label_path.rsplit(" › ", 1)[0] if " › " in f.label_path else ""
+    if parent:
+        bits.append(f"under “{parent}”")
+    if f.table_title:
+        title = re.sub(r"\b([A-Z][a-z]{2,}) ([a-z])\b", r"\1\2", f.table_title[:80])  # "Flow s" (PDF kerning)
+        bits.append(f"in the table “{title}”")
+    where = ", ".join(bits)
+    return f"(As printed {where}, p. {f.page}.)" if where else ""
+
+
+def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[int, int]) -> tuple[str, str]:
+    """The lead ('Adobe's operating margin was 34.6% in FY2022 [1].') and the formula with every input cited
+    ('Operating margin = operating income 6,098 / revenue 17,606 = 34.6% [1][2].')."""
+    owner = possessive(who(d))
+    when = f"in FY{c.year}" if c.year else ""
+    cites = "".join(f"[{markers[f.chunk_id]}]" for f in _unique_chunks(c.facts) if f.chunk_id in markers)
+    lead = f"{owner}{c.metric.name} was {c.formatted()} {when} {cites}".replace("  ", " ").strip() + "."
+    lead = lead[0].upper() + lead[1:]
+    expr = c.metric.formula
+    for name, inp in sorted(c.inputs.items(), key=lambda kv: -len(kv[0])):
+        shown = f"{name.replace('_', ' ')} {_plain(inp.value, inp.facts[0])}"
+        expr = re.sub(rf"avg\({name}\)", f"average {shown}", expr)
+        expr = re.sub(rf"\b{name}\b", shown, expr)
+    for name in c.metric.inputs:
+        if name not in c.inputs:  # an optional input the filing does not have
+            expr = re.sub(rf"\b{name}\b", f"{name.replace('_', ' ')} 0", expr)
+    formula = f"{c.metric.name.capitalize()} = {expr} = {c.formatted()} {cites}".strip() + "."
+    return lead, formula
+
+
+def _plain(value: float, f: Fact) -> str:
+    v = value / (f.scale or 1.0)
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
+
+
+def _unique_chunks(facts: list[Fact]) -> list[Fact]:
+    seen, out = set(), []
+    for f in facts:
+        if f.chunk_id not in seen:
+            seen.add(f.chunk_id)
+            out.append(f)
+    return out
+
+
+# -- finding facts --------------------------------------------------------------------------------------------------
+def scope_documents(ask: Ask, chunks: list[Candidate], docs: list[DocumentMeta]) -> list[int]:
+    """The documents whose facts may answer: the asked issuers' (of the asked years, and the next year's filing
+    with its comparative column), else the documents retrieval found."""
+    if ask.companies:
+        mine = [d for d in docs if d.company_key in ask.companies]
+        if ask.years:
+            want = set(ask.years) | {y + 1 for y in ask.years}
+            dated = [d for d in mine if d.years & want]
+            mine = dated or mine
+        return [d.document_id for d in mine]
+    return list(dict.fromkeys(c.document_id for c in chunks))
+
+
+def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float],
+             quarter: str | None = None):
+    """resolve(line item, year) → the fact a filing prints for it: the first of the item's labels that a row
+    matches, that year's column, the period's own filing first, and the document (then the page) of the inputs
+    already read, so that a ratio's inputs come from one set of statements."""
+    items = line_items()
+    cache: dict[str, list[Fact]] = {}
+    chosen: list[Fact] = []
+
+    def resolve(item: str, year: int | None) -> Fact | None:
+        li = items[item]
+        if item not in cache:
+            words = " ".join(dict.fromkeys(w for lab, _ in li.labels for w in re.findall(r"[a-z0-9]+", lab)))
+            cache[item] = store.match_facts(words, document_ids=doc_ids, match_count=2000)
+        best = None
+        docs_used = {f.document_id for f in chosen if f.fiscal_year == year}
+        pages_used = {f.page for f in chosen if f.fiscal_year == year}
+        for f in cache[item]:
+            if f.is_change or (year is not None and f.fiscal_year != year) or f.fiscal_year is None:
+                continue
+            if (quarter is None and f.fiscal_period not in ("FY", None)) or (quarter and f.fiscal_period != quarter):
+                continue
+            rank = label_rank(li, f.label)
+            if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")):
+                continue
+            d = docs.get(f.document_id)
+            key = (0 if not docs_used or f.document_id in docs_used else 1,
+                   0 if _statement(f) else 1,
+                   0 if d is not None and d.fiscal_year == f.fiscal_year else 1,
+                   0 if f.page in pages_used else 1,
+                   -round(abs(f.scaled), -3),  # the consolidated total is the largest (a segment's is smaller)
+                   rank, 0 if f.chunk_id in retrieved else 1, f.page)
+            if best is None or key < best[0]:
+                best = (key, f)
+        if best is not None:
+            chosen.append(best[1])
+        return best[1] if best else None
+
+    return resolve
+
+
+def _statement(f: Fact) -> bool:
+    """A fact of a primary financial statement: its table's title is a statement's, and not a subsidiary's or
+    guarantor group's."""
+    return bool(statement_of_title(f.table_title)) and not re.search(r"obligor|guarantor|parent company|"
+                                                                     r"subsidiar(y|ies) only|issuer", f.table_title, re.I)
+
+
+def latest_year(resolve, items: list[str], years: range) -> int | None:
+    for y in years:
+        if all(resolve(i, y) is not None for i in items):
+            return y
+    return None
+
+
+def compare_sentence(facts: list[Fact], docs: dict[int, DocumentMeta], computed: list[str]) -> str:
+    """The comparison after one sentence per entity: which is larger, by how much (when the units agree)."""
+    if len(facts) != 2 or (facts[0].unit or "") != (facts[1].unit or ""):
+        return ""
+    a, b = facts
+    va, vb = a.scaled, b.scaled
+    if not va or not vb:
+        return ""
+    big, small = (a, b) if abs(va) >= abs(vb) else (b, a)
+    ratio = abs(big.scaled) / abs(small.scaled)
+    name = lambda f: who(docs.get(f.document_id)) or "the first"
+    if ratio >= 2:
+        text = f"{ratio:.1f}×"
+        computed.append(text)
+        return f"{name(big)}'s figure is about {text} {name(small)}'s."
+    diff = growth(big.scaled, small.scaled)
+    if diff is None:
+        return ""
+    computed.append(f"{diff:.1f}%")
+    return f"{name(big)}'s figure is {diff:.1f}% higher than {name(small)}'s."
+
+
+def trend_sentence(series: list[Computation], d: DocumentMeta | None, markers: dict[int, int],
+                   computed: list[str]) -> str:
+    """'Amcor's quick ratio was 0.69 in FY2023, up from 0.67 in FY2022 (+0.02) [1][2].'"""
+    last, prev = series[-1], series[-2]
+    diff = last.value - prev.value
+    unit = last.metric.unit
+    step = f"{abs(diff):.1f} percentage points" if unit == "%" else f"{abs(diff):.2f}"
+    direction = "up" if diff > 0 else "down" if diff < 0 else "unchanged"
+    computed.extend([last.formatted(), prev.formatted(), step.split()[0]])
+    cites = "".join(f"[{markers[f.chunk_id]}]" for f in _unique_chunks(last.facts + prev.facts)
+                    if f.chunk_id in markers)
+    text = (f"{possessive(who(d))}{last.metric.name} was {last.formatted()} in FY{last.year}, "
+            f"{direction} {'by ' + step + ' ' if direction != 'unchanged' else ''}from {prev.formatted()} in FY{prev.year}")
+    if len(series) > 2:
+        text += " (" + ", ".join(f"FY{c.year}: {c.formatted()}" for c in series[:-2]) + ")"
+        computed.extend(c.formatted() for c in series[:-2])
+    return f"{text[0].upper()}{text[1:]} {cites}."
+
+
+def average_sentence(series: list[Computation], d: DocumentMeta | None, computed: list[str]) -> str:
+    """'Best Buy's average net margin over FY2015–FY2017 was 2.8% (2.6%, 2.8%, 3.1%).'"""
+    avg = sum(c.value for c in series) / len(series)
+    m = series[-1].metric
+    shown = format_metric(avg, m.unit)
+    computed.extend([shown] + [c.formatted() for c in series])
+    text = (f"{possessive(who(d))}average {m.name} over FY{series[0].year}–FY{series[-1].year} was {shown} "
+            f"(the mean of {', '.join(c.formatted() for c in series)})")
+    return f"{text[0].upper()}{text[1:]}."

@@ -1,0 +1,207 @@
+"""Computed metrics, by code: the definitions live in data tables (data/metrics.tsv: names, formula, unit and the
+convention with its source; data/line_items.tsv: the row labels filings print for each input). A formula is
+evaluated over verified table facts only — never over a number a model wrote."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from rag.records import Fact
+
+_DATA = Path(__file__).parent / "data"
+
+
+@dataclass(frozen=True)
+class LineItem:
+    name: str
+    labels: tuple[tuple[str, bool], ...]  # (label, whole label only), in order of preference
+    outflow: bool  # printed in parentheses as an outflow; used as a positive amount
+    optional: bool = False  # taken as 0 (and said) when a filing has no such row
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    pattern: re.Pattern
+    formula: str
+    unit: str  # % | x | days | USD | t CO2e …
+    convention: str
+
+    @property
+    def inputs(self) -> list[str]:
+        return sorted({n.id for n in ast.walk(ast.parse(self.formula, mode="eval"))
+                       if isinstance(n, ast.Name) and n.id != "avg"})
+
+    @property
+    def averaged(self) -> set[str]:
+        return set(re.findall(r"avg\((\w+)\)", self.formula))
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    lines = [l for l in (_DATA / name).read_text().splitlines() if l.strip() and not l.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+@lru_cache(maxsize=1)
+def line_items() -> dict[str, LineItem]:
+    out = {}
+    for r in _rows("line_items.tsv"):
+        labels = tuple((l.lstrip("="), l.startswith("=")) for l in r["labels"].split(";") if l.strip())
+        sign = (r.get("sign") or "").strip()
+        out[r["item"]] = LineItem(r["item"], labels, sign == "abs", sign == "optional")
+    return out
+
+
+@lru_cache(maxsize=1)
+def metrics() -> list[Metric]:
+    return [Metric(r["metric"], re.compile(rf"\b(?:{r['names']})", re.I), r["formula"], r["unit"], r["convention"])
+            for r in _rows("metrics.tsv")]
+
+
+def metric_of(question: str) -> Metric | None:
+    """The metric a question asks for (the first of the table that it names)."""
+    for m in metrics():
+        if m.pattern.search(question):
+            return m
+    return None
+
+
+def norm_label(label: str) -> str:
+    """A row label compared with a line item's labels: lower case, one kind of dash and apostrophe, no footnote
+    marks or trailing colon."""
+    t = label.lower().replace("’", "'").replace("–", "—").replace(" - ", " — ")
+    t = re.sub(r"\s+", " ", re.sub(r"\(\d\)|\*", "", t))
+    return t.strip(" :.")
+
+
+def label_rank(item: LineItem, label: str) -> int | None:
+    """The preference rank of the first of the item's labels the row label matches; None when none does."""
+    n = norm_label(label)
+    for i, (want, whole) in enumerate(item.labels):
+        if n == want or (not whole and n.startswith(want)) or (whole and want.endswith(" to") and n.startswith(want)):
+            return i
+    return None
+
+
+# -- a small, safe evaluator: + - * / and parentheses over names and numbers ----------------------------------------
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def evaluate(formula: str, values: dict[str, float]) -> float:
+    """The formula's value; avg(x) must already be in values as 'avg(x)'."""
+    def ev(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            return values[node.id]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "avg":
+            return values[f"avg({node.args[0].id})"]  # type: ignore[attr-defined]
+        raise ValueError(f"not allowed in a formula: {ast.dump(node)[:40]}")
+
+    return ev(ast.parse(formula, mode="eval"))
+
+
+@dataclass
+class Input:
+    """One input of a computation: the fact (or facts, for an average) it was read from."""
+    item: str
+    value: float  # in the fact's own scale (millions when the table is in millions)
+    facts: list[Fact]
+    note: str = ""
+
+
+@dataclass
+class Computation:
+    metric: Metric
+    year: int | None
+    value: float
+    inputs: dict[str, Input] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [f for i in self.inputs.values() for f in i.facts]
+
+    def formatted(self) -> str:
+        return format_metric(self.value, self.metric.unit)
+
+
+Resolve = Callable[[str, int | None], Fact | None]
+
+
+def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation | None:
+    """The metric for a year from facts; None when an input is not found (the caller says which)."""
+    values: dict[str, float] = {}
+    inputs: dict[str, Input] = {}
+    notes = []
+    items = line_items()
+    for name in metric.inputs:
+        f = resolve(name, year)
+        item = items.get(name)
+        if f is None and item is not None and item.optional:
+            values[name] = 0.0
+            notes.append(f"{name.replace('_', ' ')}: no such row in the filing, taken as 0")
+            continue
+        if f is None:
+            return None
+        v = abs(f.scaled) if item and item.outflow else f.scaled
+        values[name] = v
+        inputs[name] = Input(name, v, [f])
+        if name in metric.averaged:
+            prev = resolve(name, year - 1) if year else None
+            if prev is not None:
+                pv = abs(prev.scaled) if item and item.outflow else prev.scaled
+                values[f"avg({name})"] = (v + pv) / 2
+                inputs[name] = Input(name, (v + pv) / 2, [f, prev], "average of the year's and the previous year's")
+            else:
+                values[f"avg({name})"] = v
+                notes.append(f"{name.replace('_', ' ')}: the year-end balance (the previous year's was not found)")
+    try:
+        value = evaluate(metric.formula, values)
+    except ZeroDivisionError:
+        return None
+    if metric.unit == "%":
+        value *= 100
+    if not plausible(metric, value):
+        return None  # inputs from tables that do not fit together (another scale, another statement)
+    return Computation(metric, year, value, inputs, notes)
+
+
+def plausible(metric: Metric, value: float) -> bool:
+    """A result no real filing gives means the inputs were misread: a margin beyond ±100%, a negative ratio."""
+    if metric.unit == "%" and metric.name != "free cash flow conversion" and not -100 <= value <= 100:
+        return False
+    if metric.unit in ("x", "days") and not 0 <= value <= 1000:
+        return False
+    return True
+
+
+def format_metric(value: float, unit: str) -> str:
+    if unit == "%":
+        return f"{value:.1f}%"
+    if unit == "x":
+        return f"{value:.2f}"
+    if unit == "days":
+        return f"{value:.1f} days"
+    num = f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
+    return num if unit in ("", "USD") else f"{num} {unit}"
+
+
+def growth(now: float, before: float) -> float | None:
+    """(now - before) / |before|, in percent."""
+    if before == 0:
+        return None
+    return (now - before) / abs(before) * 100

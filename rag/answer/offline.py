@@ -1,0 +1,449 @@
+"""The offline answer: one sentence that answers first — a table fact with its entity, measure, period and unit, a
+metric computed from facts with its formula, or the best answering sentence — then the supporting passages, each
+relevant and cited; "Insufficient data: …" when the documents do not say. Confidence says what was verified and
+what was inferred."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field, replace
+
+from rag.answer import answerable, extractive
+from rag.answer.finalize import insufficient, place_figures
+from rag.answer.labels import document_label
+from rag.answer.lead import _terms as lead_terms
+from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
+                             fact_sentence, latest_year, resolver, same_row, scope_documents, strip_instructions,
+                             synonyms, trend_sentence)
+from rag.answer.metrics import Computation, compute
+from rag.answer.model import Answer, Evidence
+from rag.answer.verify import numbers, quote_in, verify
+from rag.config import Settings
+from rag.records import Candidate, DocumentMeta, Fact
+from rag.retrieve.pipeline import Retrieval
+
+_AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
+FACT_FLOOR = 0.55  # a fact below this score does not lead (its label or period does not match well enough)
+MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words
+
+
+@dataclass
+class Lead:
+    """The answer's first sentence(s) and what they rest on."""
+    sentences: list[str]
+    facts: list[Fact]
+    kind: str  # fact | metric | sentence
+    checks: dict[str, str] = field(default_factory=dict)  # entity / measure / period → match | inferred | mismatch
+    verified: bool = False
+    computation: Computation | None = None
+    computed: list[str] = field(default_factory=list)  # numbers the code computed (growth), not printed anywhere
+    parts: list[Lead] = field(default_factory=list)  # a comparison's leads, one per entity
+    series: list[Computation] = field(default_factory=list)  # a metric over several years
+    after_explanation: bool = False  # the question asks why: the explanation leads, the figure follows
+    average: bool = False  # the question asks for the average over the years
+
+
+class _Markers:
+    def __init__(self, chunks: dict[int, Candidate]):
+        self.chunks = chunks
+        self.evidence: list[Evidence] = []
+        self.of: dict[int, int] = {}
+
+    def cite(self, chunk_id: int | None, quote: str = "") -> int:
+        assert chunk_id is not None, "a fact without its chunk is never cited"
+        if chunk_id not in self.of:
+            c = self.chunks[chunk_id]
+            self.of[chunk_id] = len(self.evidence) + 1
+            self.evidence.append(Evidence.of(c, len(self.evidence) + 1, quote=quote))
+        elif quote and not self.evidence[self.of[chunk_id] - 1].quote:
+            self.evidence[self.of[chunk_id] - 1].quote = quote
+        return self.of[chunk_id]
+
+
+def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentMeta], issuers=None) -> Answer:
+    t0 = time.perf_counter()
+    it = r.intent
+    ask = Ask.of(it)
+    by_id = {d.document_id: d for d in docs}
+    refusal = _before(store, r, ask, docs, issuers)
+    if refusal:
+        a = insufficient(r, refusal)
+        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+        return a
+    top = max((c.final for c in r.chunks), default=1.0) or 1.0
+    retrieved = {c.chunk_id: max(c.final, 0.0) / top for c in r.chunks}
+    chunks = {c.chunk_id: c for c in r.chunks}
+    scope = scope_documents(ask, r.chunks, docs)
+    lead, missing_note = _lead(store, r, ask, scope, by_id, retrieved)
+    scored_units = extractive.score_units(it, r.chunks, settings.answer)
+    if lead is None and asks_figure(it, ask) and not _sentence_answers(scored_units, ask, settings):
+        a = insufficient(r, missing_note or answerable.not_reported(ask, it.question, _who(ask, docs)))
+        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+        return a
+    missing_part = _missing_breakdown(lead, scored_units, it, ask, docs)
+    if missing_part:
+        a = insufficient(r, missing_part)
+        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+        return a
+    _fetch_chunks(store, lead, chunks, by_id)
+    marks = _Markers(chunks)
+    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r)
+    if not paragraphs:
+        return insufficient(r, "no sentence or table row of the retrieved passages answers the question")
+    text = "\n\n".join(paragraphs)
+    if missing_note and (lead is None or lead.kind == "sentence"):
+        text += f"\n\n*Not computed:* {missing_note}."
+    a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
+    _verify_and_score(a, lead, r)
+    a.figures = place_figures(r.figures, a)
+    a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+    return a
+
+
+def asks_figure(it, ask: Ask) -> bool:
+    """The question wants a figure: how much / how many, a metric, or what a measure was in a period."""
+    return bool(it.wants_number or it.asks_quantity or ask.metric or (
+        ask.years and not it.explain and re.match(r"\s*what (is|was|were)\b", strip_instructions(it.question), re.I)))
+
+
+def _who(ask: Ask, docs: list[DocumentMeta]) -> str:
+    names = sorted({d.company for d in docs if d.company_key in ask.companies and d.company})
+    return ", ".join(names)
+
+
+def _before(store, r: Retrieval, ask: Ask, docs: list[DocumentMeta], issuers) -> str | None:
+    """Refusals that need no search of the facts: a company that is not in the library, a period not covered."""
+    if issuers is not None:
+        unknown = answerable.unknown_entities(store, r.intent, issuers, docs)
+        # a name the documents mention (a model in a paper, a partner in a filing) is refused only when a company's
+        # figure is asked and the passages found are a company's reports, not papers
+        papers = any(c.doc_type == "research paper" for c in r.chunks[:3])
+        unknown = [u for u in unknown if not u.mentioned or (asks_figure(r.intent, ask) and not papers)]
+        if unknown:
+            u = unknown[0]
+            return (f"no document in the library is about {u.name}" +
+                    (" (it is only mentioned in passing)" if u.mentioned else ""))
+    return answerable.uncovered_period(store, ask, r.intent, docs)
+
+
+def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
+          retrieved: dict[int, float]) -> tuple[Lead | None, str | None]:
+    """The figure that answers: a ratio the filing prints, else the metric computed from its inputs, else the
+    best table fact; with why not, when none. A question that asks why gets the figure after the explanation."""
+    if not scope:
+        return None, None
+    numeric = asks_figure(r.intent, ask)
+    years = sorted(set(ask.years) | {y - 1 for y in ask.years}) if ask.years else None
+    facts = store.match_facts(ask.query, document_ids=scope, fiscal_years=years, match_count=400) \
+        if ask.query else []
+    lead, note = None, None
+    if len(ask.companies) > 1:  # a comparison: each company's own figure
+        leads = [_company_lead(store, facts, replace(ask, companies=[c]), scope, docs, retrieved, numeric)
+                 for c in ask.companies]
+        found = [l for l, _ in leads if l is not None]
+        lead = _joined(found) if len(found) == len(leads) else None
+        note = next((n for _, n in leads if n), None)
+    else:
+        lead, note = _company_lead(store, facts, ask, scope, docs, retrieved, numeric)
+    if lead is not None and r.intent.explain:
+        lead.after_explanation = True
+    return lead, note
+
+
+def _company_lead(store, facts: list[Fact], ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
+                  retrieved: dict[int, float], numeric: bool) -> tuple[Lead | None, str | None]:
+    note = None
+    if ask.metric is not None:
+        printed = _best_of(facts, ask, retrieved, docs, numeric, exact_only=True)
+        if printed is not None and (printed.facts[0].unit == "%") == (ask.metric.unit == "%") and not ask.change:
+            return printed, None  # the filing prints the ratio itself
+        mine = [i for i in scope if not ask.companies or (docs.get(i) and docs[i].company_key in ask.companies)]
+        lead, note = _metric_lead(store, ask, mine, docs, retrieved)
+        if lead is not None:
+            return lead, None
+    return _best_of(facts, ask, retrieved, docs, numeric), note
+
+
+def _best_of(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta],
+             numeric: bool, exact_only: bool = False) -> Lead | None:
+    """The best fact, when it answers well enough: a figure was asked, or its label and period match exactly."""
+    mine = [f for f in facts if not ask.companies or (docs.get(f.document_id) and
+                                                      docs[f.document_id].company_key in ask.companies)]
+    scored = best_facts(mine, ask, retrieved, docs)
+    if not scored or scored[0].score < FACT_FLOOR or scored[0].recall < MIN_RECALL:
+        return None
+    best = scored[0]
+    if (exact_only or not numeric) and not (best.exact and best.period_ok is not False):
+        return None
+    if exact_only and best.recall < 0.99:
+        return None
+    return _fact_lead(best, facts, ask, docs)
+
+
+def _joined(leads: list[Lead]) -> Lead:
+    """One lead of several entities' facts (a comparison)."""
+    checks = {k: ("match" if all(l.checks[k] == "match" for l in leads) else
+                  "mismatch" if any(l.checks[k] == "mismatch" for l in leads) else "inferred")
+              for k in ("entity", "measure", "period")}
+    return Lead([], [f for l in leads for f in l.facts], "compare", checks, parts=leads)
+
+
+def _fact_lead(best: Scored, facts: list[Fact], ask: Ask, docs: dict[int, DocumentMeta]) -> Lead:
+    f = best.fact
+    d = docs.get(f.document_id)
+    checks = {
+        "entity": "match" if d is not None and d.company_key in ask.companies else
+        ("inferred" if not ask.companies else "mismatch"),
+        "measure": "match" if best.exact else "inferred",
+        "period": "inferred" if best.period_ok is None else ("match" if best.period_ok else "mismatch"),
+    }
+    lead = Lead([], [f, *same_row(f, facts)], "fact", checks)
+    return lead
+
+
+def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float]
+                 ) -> tuple[Lead | None, str | None]:
+    metric = ask.metric
+    assert metric is not None
+    resolve = resolver(store, scope, docs, retrieved, ask.quarter)
+    years = list(ask.years)
+    average = bool(_AVERAGE.search(ask.question)) and len(years) >= 2
+    if average or (len(years) == 2 and years[1] - years[0] > 1 and ask.change is False):
+        years = list(range(min(years), max(years) + 1))
+    if not years:
+        y = latest_year(resolve, metric.inputs, range(2030, 1990, -1))
+        years = [y] if y else []
+    if (ask.change or ask.history) and len(years) == 1:
+        years = [years[0] - 1, years[0]]
+    comps = [c for c in (compute(metric, y, resolve) for y in years) if c is not None]
+    if comps and len(comps) < len(years) and (average or len(years) == 2):
+        missing = sorted(set(years) - {c.year for c in comps})
+        comps = comps if not average else []
+        note_years = ", ".join(f"FY{y}" for y in missing)
+    else:
+        note_years = ""
+    if not comps:
+        found = [(n, resolve(n, years[-1] if years else None)) for n in metric.inputs]
+        have = [f"{n.replace('_', ' ')} {f.raw} ({f.period}, p. {f.page})" for n, f in found if f is not None]
+        lacking = [n.replace("_", " ") for n, f in found if f is None]
+        when = f" for {note_years or ('FY' + str(years[-1]) if years else 'any year')}"
+        note = f"{metric.name} needs {', '.join(lacking) or 'inputs'}{when}, which no table row of the documents " \
+            f"gives" + (f"; found: {'; '.join(have)}" if have else "")
+        return None, note
+    d = docs.get(comps[-1].facts[0].document_id)
+    checks = {
+        "entity": "match" if d is not None and d.company_key in ask.companies else
+        ("inferred" if not ask.companies else "mismatch"),
+        "measure": "match",
+        "period": "match" if ask.years and comps[-1].year in ask.years else "inferred",
+    }
+    return Lead([], [f for c in comps for f in c.facts], "metric", checks, computation=comps[-1], series=comps,
+                average=average), None
+
+
+def _sentence_answers(units: list[extractive.Unit], ask: Ask, settings: Settings) -> bool:
+    """A sentence or row of the passages, close enough to the question, that gives a number and names at least
+    half of the measure's words."""
+    return any(_figure_unit(u, ask, settings) for u in units[:12])
+
+
+def _coverage(u: extractive.Unit, ask: Ask) -> float:
+    want = set(ask.terms)
+    words = set(lead_terms(u.text + " " + (u.header or "")))
+    return len({t for t in want if t in words or synonyms(t) & words}) / max(1, len(want))
+
+
+def _figure_unit(u: extractive.Unit, ask: Ask, settings: Settings) -> bool:
+    """A passage that gives a figure for the measure: a number and at least a third of the measure's words, or
+    half of them."""
+    if u.score < settings.answer.floor:
+        return False
+    cov = _coverage(u, ask)
+    return cov >= 0.5 or (bool(numbers(u.text)) and cov >= 1 / 3)
+
+
+def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask: Ask,
+                       docs: list[DocumentMeta]) -> str | None:
+    """A place or named part the figure is asked for ('net sales in Germany') that the answer's figure does not
+    cover, and no passage gives: the documents report the figure, not that breakdown."""
+    company_words = {answerable.norm(w) for d in docs if d.company_key in ask.companies
+                     for w in (d.company or "").split()} | {answerable.norm(w) for w in it.company_terms}
+    parts = answerable.breakdown_terms(it.question, company_words)
+    if not parts:
+        return None
+    if lead is not None:
+        text = " ".join(f"{f.label_path} {f.col_header} {f.table_title} {f.row_text}" for f in lead.facts)
+    else:
+        text = " ".join(u.text for u in units[:5])
+    lacking = [p for p in parts if not answerable.covers(text, p)]
+    if not lacking:
+        return None
+    if any(answerable.covers(u.text, p) and numbers(u.text) for u in units[:8] for p in lacking):
+        return None  # a passage gives the figure for that part
+    who = _who(ask, docs)
+    return (f"the documents{' of ' + who if who else ''} do not break "
+            f"{answerable.measure_words(ask, it.question)} down by {', '.join(lacking)}")
+
+
+def _fetch_chunks(store, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta]) -> None:
+    """The passages of the lead's facts that the search did not return."""
+    if lead is None:
+        return
+    need = [f.chunk_id for f in lead.facts if f.chunk_id is not None and f.chunk_id not in chunks]
+    if need:
+        for h in store.chunks_by_id(list(dict.fromkeys(need))):
+            c = Candidate.of(h, docs.get(h.document_id))
+            chunks[c.chunk_id] = c
+
+
+def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask: Ask,
+           docs: dict[int, DocumentMeta], settings: Settings, r: Retrieval) -> tuple[list[str], Lead | None]:
+    """The paragraphs: the lead (with the formula of a computed metric), then the supporting passages."""
+    paragraphs: list[str] = []
+    lead_rows: set[str] = set()
+    if lead is not None and lead.after_explanation:
+        why = next((u for u in units if u.kind == "sentence" and u.score >= settings.answer.floor), None)
+        if why is not None:
+            m = marks.cite(why.c.chunk_id, why.text)
+            paragraphs.append(f"{why.text.rstrip('.')} [{m}].")
+            lead_rows.add(why.text)
+    if lead is not None and lead.kind == "metric" and lead.computation is not None:
+        series = lead.series or [lead.computation]
+        for c in series:
+            for f in c.facts:
+                marks.cite(f.chunk_id, f.row_text)
+        d = docs.get(series[-1].facts[0].document_id)
+        lines = [computation_sentences(c, d, marks.of) for c in series]
+        lead.computed.extend(c.formatted() for c in series)
+        first = lines[-1][0]
+        if lead.average:
+            first = average_sentence(series, d, lead.computed)
+        elif len(series) > 1:
+            first = trend_sentence(series, d, marks.of, lead.computed)
+        notes = sorted({n for c in series for n in c.notes})
+        lead.sentences = [first] + [f for _, f in lines] + [f"({n}.)" for n in notes] + \
+            [f"*Convention:* {series[-1].metric.convention}."]
+        paragraphs.append(first + "\n\n" + "\n".join(f"- {f}" for _, f in lines) +
+                          ("\n\n" + " ".join(lead.sentences[len(lines) + 1:])))
+        lead_rows |= {f.row_text for c in series for f in c.facts}
+    elif lead is not None and lead.kind in ("fact", "compare"):
+        parts = lead.parts or [lead]
+        for p in parts:
+            f = p.facts[0]
+            m = marks.cite(f.chunk_id, f.row_text)
+            p.sentences = [fact_sentence(f, docs.get(f.document_id), m, p.facts[1:], ask, lead.computed)]
+            lead_rows.add(f.row_text)
+        lead.sentences = [p.sentences[0] for p in parts]
+        if len(parts) > 1:
+            lead.sentences.append(compare_sentence([p.facts[0] for p in parts], docs, lead.computed))
+        paragraphs.append(" ".join(x for x in lead.sentences if x))
+    chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number)
+    if lead is None and chosen:
+        # a figure asked: the best passage that gives one for the measure leads
+        i = next((k for k, u in enumerate(chosen) if _figure_unit(u, ask, settings)), 0) \
+            if asks_figure(r.intent, ask) else 0
+        u = chosen.pop(i)
+        m = marks.cite(u.c.chunk_id, u.text)
+        text = extractive._render_row(u) if u.kind == "row" else u.text.rstrip(".")
+        lead = Lead([f"{text} [{m}]."], [], "sentence", {"entity": "inferred", "measure": "inferred",
+                                                          "period": "inferred"})
+        paragraphs.append(lead.sentences[0])
+    if chosen:
+        bullets = []
+        for u in chosen:
+            m = marks.cite(u.c.chunk_id, u.text)
+            text = extractive._render_row(u) if u.kind == "row" else u.text.rstrip(".")
+            bullets.append(f"- {text} ({document_label(u.c)}) [{m}]")
+        paragraphs.append("**Supporting passages:**\n" + "\n".join(bullets))
+    return paragraphs, lead
+
+
+def _supporting(units: list[extractive.Unit], lead_rows: set[str], settings: Settings, need_lead: bool,
+                numeric: bool) -> list[extractive.Unit]:
+    """The best units after the lead: above the floors, no near-duplicate rows, not the lead's own row."""
+    if not units or units[0].score < settings.answer.floor:
+        return []
+    best = units[0].score
+    out: list[extractive.Unit] = []
+    seen: set[str] = set()
+    cap = settings.answer.max_units - (0 if need_lead else 2)
+    for u in units:
+        if len(out) >= max(1, cap) or u.score < max(settings.answer.floor, settings.answer.relative * best):
+            break
+        key = " ".join(sorted(set(extractive._terms(u.text))))
+        if u.text in lead_rows or key in seen or any(u.text in row or row in u.text for row in lead_rows):
+            continue
+        if numeric and not need_lead and not numbers(u.text):
+            continue  # a figure was asked: supporting passages give figures
+        seen.add(key)
+        out.append(u)
+    return out
+
+
+def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
+    """Every quote and number against its cited passage (a computed value by recomputation from its verified
+    inputs), then the confidence: high only when the lead's value is verified and its entity, measure and period
+    match the question; medium when one of them is inferred; low otherwise."""
+    ev = {e.marker: {"text": e.text, "quote": e.quote} for e in a.evidence}
+    computed = lead.kind == "metric" if lead else False
+    # the method (convention, notes) is not a claim; numbers the code computed are checked by recomputation
+    body = "\n".join(l for l in a.answer.splitlines() if not l.startswith(("*Convention:*", "(", "*Not computed:*")))
+    for x in sorted(lead.computed if lead else [], key=len, reverse=True):
+        body = body.replace(x, "")
+    v = verify(body, ev)
+    for e in a.evidence:
+        e.verified = quote_in(e.quote, e.text) if e.quote else False
+    a.numbers_total, a.numbers_verified = v.numbers_total, v.numbers_verified
+    a.unsupported += [{**u, "action": "flagged"} for u in v.unsupported]
+    reasons = []
+    if lead is None:
+        a.confidence, a.reasons = "low", ["no sentence or table fact answers directly"]
+        return
+    if lead.kind in ("fact", "metric", "compare"):
+        check = lead.facts[:1] if lead.kind == "fact" else ([p.facts[0] for p in lead.parts] if lead.parts
+                                                             else lead.facts)
+        ok = all(_raw_in(f, a.evidence) for f in check)
+        lead.verified = ok
+        what = {"fact": "the lead's value", "compare": "each compared value"}.get(lead.kind,
+                                                                                "every input of the computation")
+        reasons.append(f"{what} {'is' if ok else 'is NOT'} printed in its cited passage")
+        if computed:
+            reasons.append("the computed value is recalculated from those inputs by code")
+    else:
+        lead.verified = all(e.verified for e in a.evidence[:1])
+        reasons.append("the lead sentence is quoted from its cited passage" if lead.verified else
+                       "the lead sentence was not found in its passage")
+    for k in ("entity", "measure", "period"):
+        state = lead.checks.get(k, "inferred")
+        reasons.append(f"{k}: {_CHECK_WORDS[k][state]}")
+    states = list(lead.checks.values())
+    if lead.after_explanation:
+        states.append("inferred")
+        reasons.append("the question asks why: the explanation is quoted from the filing, the figure follows it")
+    if lead.verified and lead.kind != "sentence" and all(s == "match" for s in states):
+        a.confidence = "high"
+    elif lead.verified and "mismatch" not in states and states.count("inferred") <= 1:
+        a.confidence = "medium"
+    else:
+        a.confidence = "low"
+    if v.unsupported:
+        reasons.append(f"{len(v.unsupported)} supporting sentence(s) with a number not in their passage")
+    a.reasons = reasons + a.reasons
+
+
+def _raw_in(f: Fact, evidence: list[Evidence]) -> bool:
+    """The fact's row is in its cited passage and the value is in the row."""
+    return any(e.chunk_id == f.chunk_id and bool(f.row_text) and quote_in(f.row_text, e.text)
+               and quote_in(f.raw, f.row_text) for e in evidence)
+
+
+_CHECK_WORDS = {
+    "entity": {"match": "the company asked", "inferred": "inferred (the question names no company in the library)",
+               "mismatch": "another company than the one asked"},
+    "measure": {"match": "the row label matches the measure asked",
+                "inferred": "inferred (the row label matches only part of the measure's words)",
+                "mismatch": "another measure"},
+    "period": {"match": "the period asked", "inferred": "inferred (the question names no period: the latest found)",
+               "mismatch": "another period than the one asked"},
+}
