@@ -93,8 +93,7 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
         own_year = {d.document_id: d.fiscal_year for d in mine}
         facts = store.match_facts("", document_ids=[d.document_id for d in mine], fiscal_years=[y], match_count=50)
         # a reported period's column, not a schedule of future years (debt maturities, commitments)
-        facts = [f for f in facts if own_year.get(f.document_id) and y <= own_year[f.document_id]
-                 and f.fiscal_period == (ask.quarter or "FY")]
+        facts = [f for f in facts if y <= (own_year.get(f.document_id) or 0) and f.fiscal_period == (ask.quarter or "FY")]
         if facts:
             continue
         years = sorted({yy for d in mine for yy in ([d.fiscal_year] if d.fiscal_year else [])})

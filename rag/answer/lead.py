@@ -11,11 +11,11 @@ from rag.answer.extractive import _STOP, _stem
 from rag.answer.extractive import _terms as _all_terms
 from rag.answer.labels import short_company
 from rag.answer.metrics import (Computation, Metric, compute, format_metric, growth, label_rank, line_items,
-                                metric_of)
+                                metric_of, norm_label)
 from rag.domain import periods_in
 from rag.records import Candidate, DocumentMeta, Fact
 from rag.statements import statement_of_title
-from rag.retrieve.query import QueryIntent
+from rag.retrieve.query import FINANCE_TERMS, QueryIntent
 
 # words that say what kind of answer is wanted, not what is measured
 _ASK_WORDS = set(_stem(w) for w in """amount value figure number reported report reports disclosed show shows
@@ -23,7 +23,7 @@ shown according based statement statements consolidated one two three
 respectively compare compared comparison change changes grow growth increase increased decrease decreased
 percent percentage round rounded decimal places place units unit usd dollars euro eur term terms
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
-fast quickly rapidly segment segments non gaap unadjusted
+fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
 generate generated reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
@@ -43,6 +43,7 @@ def _terms(text: str) -> list[str]:
 _PART_WORDS = set(_all_terms("""other others domestic international foreign restricted unrestricted non-current
 noncurrent subscription product products services discontinued pro-forma forma intersegment eliminations corporate
 unallocated""", set()))
+_HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
 
 # the words questions use for what tables label otherwise (stems)
@@ -108,6 +109,7 @@ class Ask:
     question: str = ""
     history: bool = False
     words: list[str] = field(default_factory=list)  # the question's own words for the measure (unstemmed)
+    jargon: set[str] = field(default_factory=set)  # its words the filings write otherwise (capex, PP&E, D&A)
 
     @classmethod
     def of(cls, intent: QueryIntent) -> Ask:
@@ -126,8 +128,9 @@ class Ask:
         words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
         extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
         words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]
+        jargon = {t for pat, _ in FINANCE_TERMS for m in pat.finditer(plain) for t in _terms(m.group(0))} & set(own)
         return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
-                   statement, q, intent.history, list(dict.fromkeys(words)))
+                   statement, q, intent.history, list(dict.fromkeys(words)), jargon)
 
     @property
     def query(self) -> str:
@@ -146,29 +149,30 @@ class Scored:
     reasons: list[str] = field(default_factory=list)
 
 
-def _label_terms(f: Fact) -> tuple[set[str], set[str]]:
+def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
+    """The row's own words, its parent rows' and its table title's."""
     own = set(_terms(f.label))
     parents = set(_terms(f.label_path)) - own
-    return own, parents | set(_terms(f.table_title))
+    return own, parents, set(_terms(f.table_title)) - own - parents
 
 
-def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta],
-               use_expansion: bool = True) -> Scored:
+def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]) -> Scored:
     """How well a fact answers: its label against the measure's words, its period against the one asked, whether
     retrieval found its passage, the statement named, the issuer asked."""
-    own, context = _label_terms(f)
+    own, parents, title = _label_terms(f)
     want = [t for t in ask.terms]
     if not want:
         return Scored(f, 0.0, 0.0, None)
-    hit = sum(1.0 if t in own or synonyms(t) & own else 0.5 if t in context or synonyms(t) & context else 0.0
-              for t in want)
-    # the filings' words for a finance term ("capex" → "purchases of property, plant and equipment")
-    exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion and use_expansion else 0.0
-    recall = max(hit / len(want), 0.8 * exp)
+    # the filings' words for a finance term ("capex" → "purchases of property, plant and equipment") stand in for
+    # the question's jargon that no label writes
+    exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
+    hit = sum(1.0 if t in own or synonyms(t) & own else 0.5 if t in parents or synonyms(t) & parents else
+              0.25 if t in title else 0.8 * exp if t in ask.jargon else 0.0 for t in want)
+    recall = hit / len(want)
     label_words = [t for t in own if t not in _STOP]
     asked = set(want) | ask.expansion | {w for t in want for w in synonyms(t)}
     precision = len([t for t in label_words if t in asked]) / max(1, len(label_words))
-    s = 0.55 * recall + 0.15 * precision
+    s = recall + 0.15 * precision
     reasons = [f"label covers {recall:.0%} of the measure's words"]
     period_ok = None
     if ask.years:
@@ -191,10 +195,12 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
         s -= 0.3  # Scope 2 when Scope 1 is asked
     if statement_of_title(f.table_title):
         s += 0.05  # a primary statement's figure before a discussion table's
+    if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path):
+        s -= 0.3  # pro forma, supplemental, guarantor tables: not the reported figure
     if f.unit == "%" and not _SHARE_Q.search(ask.question) and not ask.metric:
         s -= 0.2  # a share when a quantity is asked
     if f.chunk_id in retrieved:
-        s += 0.15 * retrieved[f.chunk_id]
+        s += 0.1 * retrieved[f.chunk_id]
         reasons.append("its page was retrieved")
     if ask.statement and _STATEMENT_WORDS[ask.statement].search(f.table_title):
         s += 0.1
@@ -203,7 +209,7 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
         s -= 0.5
     if d is not None and f.fiscal_year is not None and d.fiscal_year == f.fiscal_year:
         s += 0.03  # the period's own filing before a later one's comparative column
-    exact = hit / len(want) >= 0.99 or exp >= 0.75
+    exact = recall >= 0.79
     return Scored(f, s, recall, period_ok, exact=exact, reasons=reasons)
 
 
@@ -215,18 +221,17 @@ def own_recall(f: Fact, ask: Ask) -> float:
 
 def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]
                ) -> list[Scored]:
-    # the filings' words for a finance term count only when no row has all of the question's own words
-    own_hit = any(own_recall(f, ask) >= 0.99 for f in facts)
-    scored = [score_fact(f, ask, retrieved, docs, use_expansion=not own_hit) for f in facts]
-    # among rows of one table and period, the whole is larger than its parts
-    biggest: dict[tuple, float] = {}
-    for x in scored:
-        k = (x.fact.chunk_id, x.fact.fiscal_year, x.fact.fiscal_period, x.fact.unit)
-        biggest[k] = max(biggest.get(k, 0.0), abs(x.fact.value))
-    for x in scored:
-        k = (x.fact.chunk_id, x.fact.fiscal_year, x.fact.fiscal_period, x.fact.unit)
-        if biggest[k]:
-            x.score += 0.04 * abs(x.fact.value) / biggest[k]
+    scored = [score_fact(f, ask, retrieved, docs) for f in facts]
+    # the whole is larger than its parts: among rows of one table and period, and among rows of one label and
+    # period in one document (a segment's total revenue before its subscription revenue)
+    for key in (lambda f: (f.chunk_id, f.fiscal_year, f.fiscal_period, f.unit),
+                lambda f: (f.document_id, norm_label(f.label), f.fiscal_year, f.fiscal_period, f.unit)):
+        biggest: dict[tuple, float] = {}
+        for x in scored:
+            biggest[key(x.fact)] = max(biggest.get(key(x.fact), 0.0), abs(x.fact.scaled))
+        for x in scored:
+            if biggest[key(x.fact)]:
+                x.score += 0.03 * abs(x.fact.scaled) / biggest[key(x.fact)]
     scored.sort(key=lambda x: (-x.score, x.fact.document_id, x.fact.fact_id))
     return scored
 
@@ -391,7 +396,7 @@ def scope_documents(ask: Ask, chunks: list[Candidate], docs: list[DocumentMeta])
 
 
 def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float],
-             quarter: str | None = None):
+             quarter: str | None = None, asked: set[str] | None = None):
     """resolve(line item, year) → the fact a filing prints for it: the first of the item's labels that a row
     matches, that year's column, the period's own filing first, and the document (then the page) of the inputs
     already read, so that a ratio's inputs come from one set of statements."""
@@ -419,6 +424,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             key = (0 if not docs_used or f.document_id in docs_used else 1,
                    0 if _statement(f) else 1,
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,
+                   -len(set(_terms(f.label)) & (asked or set())),  # "market-based" when the question says so
                    0 if f.page in pages_used else 1,
                    -round(abs(f.scaled), -3),  # the consolidated total is the largest (a segment's is smaller)
                    rank, 0 if f.chunk_id in retrieved else 1, f.page)

@@ -15,7 +15,7 @@ from rag.answer.labels import document_label
 from rag.answer.lead import _terms as lead_terms
 from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
                              fact_sentence, latest_year, resolver, same_row, scope_documents, strip_instructions,
-                             synonyms, trend_sentence)
+                             own_recall, possessive, synonyms, trend_sentence, who)
 from rag.answer.metrics import Computation, compute
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_in, verify
@@ -24,7 +24,7 @@ from rag.records import Candidate, DocumentMeta, Fact
 from rag.retrieve.pipeline import Retrieval
 
 _AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
-FACT_FLOOR = 0.55  # a fact below this score does not lead (its label or period does not match well enough)
+FACT_FLOOR = 0.75  # a fact below this score does not lead (its label or period does not match well enough)
 MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words
 
 
@@ -77,7 +77,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     scope = scope_documents(ask, r.chunks, docs)
     lead, missing_note = _lead(store, r, ask, scope, by_id, retrieved)
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
-    if lead is None and asks_figure(it, ask) and not _sentence_answers(scored_units, ask, settings):
+    if lead is None and demands_figure(it, ask) and not _sentence_answers(scored_units, ask, settings):
         a = insufficient(r, missing_note or answerable.not_reported(ask, it.question, _who(ask, docs)))
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
@@ -105,6 +105,14 @@ def asks_figure(it, ask: Ask) -> bool:
     """The question wants a figure: how much / how many, a metric, or what a measure was in a period."""
     return bool(it.wants_number or it.asks_quantity or ask.metric or (
         ask.years and not it.explain and re.match(r"\s*what (is|was|were)\b", strip_instructions(it.question), re.I)))
+
+
+def demands_figure(it, ask: Ask) -> bool:
+    """A figure and nothing else answers: how much / how many, a metric, a figure-word question — not 'which …',
+    not 'why …' (those are answered in words, and a passage can answer them)."""
+    q = strip_instructions(it.question)
+    return bool((it.asks_quantity or ask.metric or it.wants_number) and not it.explain
+                and not re.match(r"\s*(which|who|whom|where|why|describe|explain|list)\b", q, re.I))
 
 
 def _who(ask: Ask, docs: list[DocumentMeta]) -> str:
@@ -176,8 +184,8 @@ def _best_of(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dic
     best = scored[0]
     if (exact_only or not numeric) and not (best.exact and best.period_ok is not False):
         return None
-    if exact_only and best.recall < 0.99:
-        return None
+    if exact_only and own_recall(best.fact, ask) < 0.99:
+        return None  # a ratio the filing prints: the question's own words, not the filings' words for them
     return _fact_lead(best, facts, ask, docs)
 
 
@@ -206,7 +214,7 @@ def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta
                  ) -> tuple[Lead | None, str | None]:
     metric = ask.metric
     assert metric is not None
-    resolve = resolver(store, scope, docs, retrieved, ask.quarter)
+    resolve = resolver(store, scope, docs, retrieved, ask.quarter, set(ask.terms))
     years = list(ask.years)
     average = bool(_AVERAGE.search(ask.question)) and len(years) >= 2
     if average or (len(years) == 2 and years[1] - years[0] > 1 and ask.change is False):
@@ -255,12 +263,12 @@ def _coverage(u: extractive.Unit, ask: Ask) -> float:
 
 
 def _figure_unit(u: extractive.Unit, ask: Ask, settings: Settings) -> bool:
-    """A passage that gives a figure for the measure: a number and at least a third of the measure's words, or
+    """A passage that gives a figure for the measure: a number and at least a quarter of the measure's words, or
     half of them."""
     if u.score < settings.answer.floor:
         return False
     cov = _coverage(u, ask)
-    return cov >= 0.5 or (bool(numbers(u.text)) and cov >= 1 / 3)
+    return cov >= 0.5 or (bool(numbers(u.text)) and cov >= 0.25)
 
 
 def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask: Ask,
@@ -308,36 +316,16 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             m = marks.cite(why.c.chunk_id, why.text)
             paragraphs.append(f"{why.text.rstrip('.')} [{m}].")
             lead_rows.add(why.text)
-    if lead is not None and lead.kind == "metric" and lead.computation is not None:
-        series = lead.series or [lead.computation]
-        for c in series:
-            for f in c.facts:
-                marks.cite(f.chunk_id, f.row_text)
-        d = docs.get(series[-1].facts[0].document_id)
-        lines = [computation_sentences(c, d, marks.of) for c in series]
-        lead.computed.extend(c.formatted() for c in series)
-        first = lines[-1][0]
-        if lead.average:
-            first = average_sentence(series, d, lead.computed)
-        elif len(series) > 1:
-            first = trend_sentence(series, d, marks.of, lead.computed)
-        notes = sorted({n for c in series for n in c.notes})
-        lead.sentences = [first] + [f for _, f in lines] + [f"({n}.)" for n in notes] + \
-            [f"*Convention:* {series[-1].metric.convention}."]
-        paragraphs.append(first + "\n\n" + "\n".join(f"- {f}" for _, f in lines) +
-                          ("\n\n" + " ".join(lead.sentences[len(lines) + 1:])))
-        lead_rows |= {f.row_text for c in series for f in c.facts}
-    elif lead is not None and lead.kind in ("fact", "compare"):
+    if lead is not None and lead.kind in ("metric", "fact", "compare"):
         parts = lead.parts or [lead]
+        texts = [_write_metric(p, marks, docs, lead.computed) if p.kind == "metric" else
+                 _write_fact(p, marks, docs, ask, lead.computed) for p in parts]
         for p in parts:
-            f = p.facts[0]
-            m = marks.cite(f.chunk_id, f.row_text)
-            p.sentences = [fact_sentence(f, docs.get(f.document_id), m, p.facts[1:], ask, lead.computed)]
-            lead_rows.add(f.row_text)
-        lead.sentences = [p.sentences[0] for p in parts]
+            lead_rows |= {f.row_text for f in p.facts}
         if len(parts) > 1:
-            lead.sentences.append(compare_sentence([p.facts[0] for p in parts], docs, lead.computed))
-        paragraphs.append(" ".join(x for x in lead.sentences if x))
+            texts.append(_comparison(parts, docs, lead.computed))
+        lead.sentences = [t for p in parts for t in p.sentences]
+        paragraphs.append("\n\n".join(t for t in texts if t))
     chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number)
     if lead is None and chosen:
         # a figure asked: the best passage that gives one for the measure leads
@@ -357,6 +345,50 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             bullets.append(f"- {text} ({document_label(u.c)}) [{m}]")
         paragraphs.append("**Supporting passages:**\n" + "\n".join(bullets))
     return paragraphs, lead
+
+
+def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], computed: list[str]) -> str:
+    """A computed metric: the sentence that answers, the formula of each year with every input cited, the notes
+    and the convention."""
+    assert lead.computation is not None
+    series = lead.series or [lead.computation]
+    for c in series:
+        for f in c.facts:
+            marks.cite(f.chunk_id, f.row_text)
+    d = docs.get(series[-1].facts[0].document_id)
+    lines = [computation_sentences(c, d, marks.of) for c in series]
+    computed.extend(c.formatted() for c in series)
+    first = lines[-1][0]
+    if lead.average:
+        first = average_sentence(series, d, computed)
+    elif len(series) > 1:
+        first = trend_sentence(series, d, marks.of, computed)
+    notes = [f"({n}.)" for n in sorted({n for c in series for n in c.notes})]
+    lead.sentences = [first] + [f for _, f in lines] + notes + [f"*Convention:* {series[-1].metric.convention}."]
+    return first + "\n\n" + "\n".join(f"- {f}" for _, f in lines) + "\n\n" + " ".join(lead.sentences[len(lines) + 1:])
+
+
+def _write_fact(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], ask: Ask, computed: list[str]) -> str:
+    f = lead.facts[0]
+    m = marks.cite(f.chunk_id, f.row_text)
+    lead.sentences = [fact_sentence(f, docs.get(f.document_id), m, lead.facts[1:], ask, computed)]
+    return lead.sentences[0]
+
+
+def _comparison(parts: list[Lead], docs: dict[int, DocumentMeta], computed: list[str]) -> str:
+    """The comparison after one answer per entity: the difference of two metrics in points (or as a ratio), or
+    which figure is larger."""
+    if all(p.kind == "metric" and p.computation is not None for p in parts) and len(parts) == 2:
+        a, b = (p.computation for p in parts)
+        assert a is not None and b is not None
+        big, small = (a, b) if a.value >= b.value else (b, a)
+        name = lambda c: who(docs.get(c.facts[0].document_id)) or "one"
+        unit = big.metric.unit
+        diff = big.value - small.value
+        text = f"{diff:.1f} percentage points" if unit == "%" else f"{diff:,.2f}"
+        computed.append(text.split()[0])
+        return f"{possessive(name(big))}{big.metric.name} is {text} higher than {possessive(name(small)).strip()}."
+    return compare_sentence([p.facts[0] for p in parts], docs, computed)
 
 
 def _supporting(units: list[extractive.Unit], lead_rows: set[str], settings: Settings, need_lead: bool,

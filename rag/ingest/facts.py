@@ -337,8 +337,9 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     # periods
     dates = [_date_of(c.header) for c in columns]
     latest = max((d for d in dates if d), default=None)
+    bare = [int(y) for c, d in zip(columns, dates) if d is None for y in _YEAR.findall(c.header)]
     for c, d in zip(columns, dates):
-        _read_period(c, d, latest, context, doc)
+        _read_period(c, d, latest, context, doc, max(bare, default=None))
     for i, c in enumerate(columns):
         if re.search(r"%\s*of\b|\bas a percent(age)? of\b|\bof (net )?(sales|revenues?)\b", c.header, re.I) and i > 0:
             c.derived = c.header
@@ -348,7 +349,8 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     return Header(stub, columns, " | ".join(rows))
 
 
-def _read_period(c: Column, d: dt.date | None, latest: dt.date | None, context: str, doc: DocContext) -> None:
+def _read_period(c: Column, d: dt.date | None, latest: dt.date | None, context: str, doc: DocContext,
+                 latest_year: int | None = None) -> None:
     h = c.header
     years = [int(y) for y in _YEAR.findall(h)]
     if _CHANGE.search(h) and (len(years) != 1 or re.search(r"\bchange\b|%|vs\.?|/", h, re.I)):
@@ -386,6 +388,10 @@ def _read_period(c: Column, d: dt.date | None, latest: dt.date | None, context: 
         return
     if len(years) == 1:
         c.fiscal_year = years[0]
+        if doc.quarterly and doc.fiscal_year and latest_year and 0 < doc.fiscal_year - latest_year <= 1:
+            # a quarter's columns named by calendar year ("Three Months Ended December 31, | 2022 | 2021") in an
+            # issuer whose fiscal year is named after the year it ends: the latest column is the document's year
+            c.fiscal_year = years[0] + doc.fiscal_year - latest_year
         c.fiscal_period = "FY" if kind in (None, "FY") else (doc.fiscal_period if kind == "Q" and doc.quarterly
                                                             else kind if kind != "Q" else None)
         c.period = f"FY{years[0]}" if c.fiscal_period == "FY" else \
@@ -514,7 +520,8 @@ def _on_plain(t: _Table, text: str) -> None:
     if t.header is not None and scale_of(text) and len(text.split()) <= 5:
         t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
         return
-    if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text):
+    if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text) \
+            and not _DATE.search(text) and not re.match(rf"\s*{_MONTH}\s+\d", text, re.I):
         t.parent_before, t.parent = t.parent, text.rstrip(":")
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
