@@ -91,7 +91,9 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
         if has_doc:
             continue
         own_year = {d.document_id: d.fiscal_year for d in mine}
-        facts = store.match_facts("", document_ids=[d.document_id for d in mine], fiscal_years=[y], match_count=50)
+        # the measure asked, in that year's column of some table (a later filing's comparative columns count)
+        facts = store.match_facts(ask.query, document_ids=[d.document_id for d in mine], fiscal_years=[y],
+                                  match_count=50)
         # a reported period's column, not a schedule of future years (debt maturities, commitments)
         facts = [f for f in facts if y <= (own_year.get(f.document_id) or 0) and f.fiscal_period == (ask.quarter or "FY")]
         if facts:

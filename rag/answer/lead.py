@@ -4,8 +4,9 @@ or the metric computed from facts, with its formula. What it could not match is 
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.answer.extractive import _STOP, _stem
 from rag.answer.extractive import _terms as _all_terms
@@ -109,7 +110,12 @@ class Ask:
     question: str = ""
     history: bool = False
     words: list[str] = field(default_factory=list)  # the question's own words for the measure (unstemmed)
-    jargon: set[str] = field(default_factory=set)  # its words the filings write otherwise (capex, PP&E, D&A)
+    jargon: list[frozenset[str]] = field(default_factory=list)  # its terms filings write otherwise (capex, PP&E)
+    weights: dict[str, float] = field(default_factory=dict)  # each measure word's weight (rarer among the rows: more)
+
+    @property
+    def jargon_terms(self) -> set[str]:
+        return {t for g in self.jargon for t in g}
 
     @classmethod
     def of(cls, intent: QueryIntent) -> Ask:
@@ -128,7 +134,8 @@ class Ask:
         words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
         extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
         words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]
-        jargon = {t for pat, _ in FINANCE_TERMS for m in pat.finditer(plain) for t in _terms(m.group(0))} & set(own)
+        groups = [frozenset(_terms(m.group(0))) & set(own) for pat, _ in FINANCE_TERMS for m in pat.finditer(plain)]
+        jargon = [g for g in groups if g]
         return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
                    statement, q, intent.history, list(dict.fromkeys(words)), jargon)
 
@@ -166,9 +173,11 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     # the filings' words for a finance term ("capex" → "purchases of property, plant and equipment") stand in for
     # the question's jargon that no label writes
     exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
-    hit = sum(1.0 if t in own or synonyms(t) & own else 0.5 if t in parents or synonyms(t) & parents else
-              0.25 if t in title else 0.8 * exp if t in ask.jargon else 0.0 for t in want)
-    recall = hit / len(want)
+    jargon = ask.jargon_terms
+    w = lambda t: ask.weights.get(t, 1.0)
+    hit = sum(w(t) * (1.0 if t in own or synonyms(t) & own else 0.5 if t in parents or synonyms(t) & parents else
+                      0.25 if t in title else 0.8 * exp if t in jargon else 0.0) for t in want)
+    recall = hit / sum(w(t) for t in want)
     label_words = [t for t in own if t not in _STOP]
     asked = set(want) | ask.expansion | {w for t in want for w in synonyms(t)}
     precision = len([t for t in label_words if t in asked]) / max(1, len(label_words))
@@ -221,6 +230,14 @@ def own_recall(f: Fact, ask: Ask) -> float:
 
 def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]
                ) -> list[Scored]:
+    # jargon that some row's label writes itself ("EBITDA") is matched as written, not by the words for it
+    labels = [set(_terms(f.label)) for f in facts]
+    jargon = [g for g in ask.jargon if not any(g <= lab for lab in labels)]
+    # a word most rows have ("expense", "net") says less than one few rows have ("research")
+    n = max(1, len(facts))
+    df = {t: sum(1 for f in facts if t in set(_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
+    weights = {t: math.log(1 + n / (1 + df[t])) for t in ask.terms}
+    ask = replace(ask, jargon=jargon, weights=weights)
     scored = [score_fact(f, ask, retrieved, docs) for f in facts]
     # the whole is larger than its parts: among rows of one table and period, and among rows of one label and
     # period in one document (a segment's total revenue before its subscription revenue)

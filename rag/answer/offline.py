@@ -23,6 +23,9 @@ from rag.config import Settings
 from rag.records import Candidate, DocumentMeta, Fact
 from rag.retrieve.pipeline import Retrieval
 
+_NARRATIVE = re.compile(r"\b(agenda|nature|purpose|reasons?|impact|strategy|strategies|risks?|description|summary|role|"
+                        r"policy|policies|approach|outlook|focus|highlights?|business|industry|products?|customers?|"
+                        r"events?|acquisitions?|plans?|goals?|targets?|initiatives?|drivers?|factors?)\b", re.I)
 _AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
 FACT_FLOOR = 0.75  # a fact below this score does not lead (its label or period does not match well enough)
 MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words
@@ -111,8 +114,12 @@ def demands_figure(it, ask: Ask) -> bool:
     """A figure and nothing else answers: how much / how many, a metric, a figure-word question — not 'which …',
     not 'why …' (those are answered in words, and a passage can answer them)."""
     q = strip_instructions(it.question)
-    return bool((it.asks_quantity or ask.metric or it.wants_number) and not it.explain
-                and not re.match(r"\s*(which|who|whom|where|why|describe|explain|list)\b", q, re.I))
+    if it.explain or re.match(r"\s*(which|who|whom|where|why|describe|explain|list)\b", q, re.I):
+        return False
+    if it.asks_quantity or ask.metric or it.wants_number:
+        return True
+    # "What was X's <measure> in <period>?" wants a figure, unless the measure is a thing described in words
+    return bool(ask.years and re.match(r"\s*what (is|was|were)\b", q, re.I) and not _NARRATIVE.search(q))
 
 
 def _who(ask: Ask, docs: list[DocumentMeta]) -> str:

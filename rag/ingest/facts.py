@@ -509,7 +509,8 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
     stub = t.header.stub.strip()
     if stub and re.search(r"[A-Za-z]{3,}", stub) and not (scale_of(stub) or unit_of(stub) or currency_of(stub)) \
-            and len(stub.split()) <= 8 and not t.parent and not _GENERIC_STUB.search(stub):
+            and len(stub.split()) <= 8 and not t.parent and not _GENERIC_STUB.search(stub) \
+            and not re.match(rf"\s*{_MONTH}\s+\d", stub, re.I):
         t.parent = stub.rstrip(":")  # "Adjusted non-GAAP results | 2022 | 2023": the group the rows belong to
     return t
 
