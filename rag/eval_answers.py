@@ -94,6 +94,15 @@ def number_matches(gold: Num, got: Num, tolerance: float = 0.0) -> bool:
     return False
 
 
+def lead_of(answer_md: str, kind: str | None) -> str:
+    """What the lead is judged on: the first sentence; for a comparison, the first paragraph (one sentence per
+    entity, then the comparison)."""
+    if kind == "compare":
+        text = re.sub(r"^\s*\*\*[^*]{1,120}\*\*:?\s*", "", answer_md or "")
+        return text.split("\n\n", 1)[0].strip()
+    return lead_sentence(answer_md)
+
+
 def lead_sentence(answer_md: str) -> str:
     """The answer's first sentence: past a bold document label ("**3M 10-K FY2018**:") and a bullet mark, up to
     the first full stop that ends a sentence or the end of the line."""
@@ -108,7 +117,7 @@ def lead_sentence(answer_md: str) -> str:
 
 def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]]) -> dict[str, Any]:
     """One answer against its gold."""
-    lead = lead_sentence(a.answer) if not a.insufficient else ""
+    lead = lead_of(a.answer, q.get("kind")) if not a.insufficient else ""
     lead_nums = numbers(lead)
     all_nums = numbers(a.answer) if not a.insufficient else []
     item: dict[str, Any] = {

@@ -25,6 +25,7 @@ respectively compare compared comparison change changes grow growth increase inc
 percent percentage round rounded decimal places place units unit usd dollars euro eur term terms
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
 fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
+size sizes big large small
 generate generated reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
@@ -248,7 +249,7 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
             biggest[key(x.fact)] = max(biggest.get(key(x.fact), 0.0), abs(x.fact.scaled))
         for x in scored:
             if biggest[key(x.fact)]:
-                x.score += 0.03 * abs(x.fact.scaled) / biggest[key(x.fact)]
+                x.score += (0.03 if len(key(x.fact)) == 4 else 0.1) * abs(x.fact.scaled) / biggest[key(x.fact)]
     scored.sort(key=lambda x: (-x.score, x.fact.document_id, x.fact.fact_id))
     return scored
 
@@ -434,7 +435,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
                 continue
             if (quarter is None and f.fiscal_period not in ("FY", None)) or (quarter and f.fiscal_period != quarter):
                 continue
-            rank = label_rank(li, f.label)
+            rank = label_rank(li, f.label, f.label_path)
             if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")):
                 continue
             d = docs.get(f.document_id)
@@ -443,8 +444,8 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,
                    -len(set(_terms(f.label)) & (asked or set())),  # "market-based" when the question says so
                    0 if f.page in pages_used else 1,
-                   -round(abs(f.scaled), -3),  # the consolidated total is the largest (a segment's is smaller)
-                   rank, 0 if f.chunk_id in retrieved else 1, f.page)
+                   rank, -round(abs(f.scaled), -3),  # the consolidated total is the largest (a segment's is smaller)
+                   0 if f.chunk_id in retrieved else 1, f.page)
             if best is None or key < best[0]:
                 best = (key, f)
         if best is not None:

@@ -21,7 +21,7 @@ _DATA = Path(__file__).parent / "data"
 @dataclass(frozen=True)
 class LineItem:
     name: str
-    labels: tuple[tuple[str, bool], ...]  # (label, whole label only), in order of preference
+    labels: tuple[tuple[str, str], ...]  # (label, mode: "=" whole label, "~" phrase anywhere, "" start), in order
     outflow: bool  # printed in parentheses as an outflow; used as a positive amount
     optional: bool = False  # taken as 0 (and said) when a filing has no such row
 
@@ -33,6 +33,7 @@ class Metric:
     formula: str
     unit: str  # % | x | days | USD | t CO2e …
     convention: str
+    several: bool = False  # analysts compute it more than one way
 
     @property
     def inputs(self) -> list[str]:
@@ -53,7 +54,7 @@ def _rows(name: str) -> list[dict[str, str]]:
 def line_items() -> dict[str, LineItem]:
     out = {}
     for r in _rows("line_items.tsv"):
-        labels = tuple((l.lstrip("="), l.startswith("=")) for l in r["labels"].split(";") if l.strip())
+        labels = tuple((l.lstrip("=~"), l[0] if l[0] in "=~" else "") for l in r["labels"].split(";") if l.strip())
         sign = (r.get("sign") or "").strip()
         out[r["item"]] = LineItem(r["item"], labels, sign == "abs", sign == "optional")
     return out
@@ -61,8 +62,8 @@ def line_items() -> dict[str, LineItem]:
 
 @lru_cache(maxsize=1)
 def metrics() -> list[Metric]:
-    return [Metric(r["metric"], re.compile(rf"\b(?:{r['names']})", re.I), r["formula"], r["unit"], r["convention"])
-            for r in _rows("metrics.tsv")]
+    return [Metric(r["metric"], re.compile(rf"\b(?:{r['names']})", re.I), r["formula"], r["unit"], r["convention"],
+                   (r.get("conventions") or "").strip() == "several") for r in _rows("metrics.tsv")]
 
 
 def metric_of(question: str) -> Metric | None:
@@ -81,11 +82,12 @@ def norm_label(label: str) -> str:
     return t.strip(" :.")
 
 
-def label_rank(item: LineItem, label: str) -> int | None:
-    """The preference rank of the first of the item's labels the row label matches; None when none does."""
-    n = norm_label(label)
-    for i, (want, whole) in enumerate(item.labels):
-        if n == want or (not whole and n.startswith(want)) or (whole and want.endswith(" to") and n.startswith(want)):
+def label_rank(item: LineItem, label: str, path: str = "") -> int | None:
+    """The preference rank of the first of the item's labels the row label matches ('=': the whole label, '~': a
+    phrase anywhere in the label and its parent rows, else the label's start); None when none does."""
+    n, p = norm_label(label), norm_label(path or label)
+    for i, (want, mode) in enumerate(item.labels):
+        if n == want or (mode == "" and n.startswith(want)) or (mode == "~" and re.search(rf"\b{re.escape(want)}\b", p)):
             return i
     return None
 

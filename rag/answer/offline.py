@@ -80,7 +80,8 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     scope = scope_documents(ask, r.chunks, docs)
     lead, missing_note = _lead(store, r, ask, scope, by_id, retrieved)
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
-    if lead is None and demands_figure(it, ask) and not _sentence_answers(scored_units, ask, settings):
+    papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
+    if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
         a = insufficient(r, missing_note or answerable.not_reported(ask, it.question, _who(ask, docs)))
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
@@ -250,7 +251,7 @@ def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta
     checks = {
         "entity": "match" if d is not None and d.company_key in ask.companies else
         ("inferred" if not ask.companies else "mismatch"),
-        "measure": "match",
+        "measure": "inferred" if metric.several else "match",
         "period": "match" if ask.years and comps[-1].year in ask.years else "inferred",
     }
     return Lead([], [f for c in comps for f in c.facts], "metric", checks, computation=comps[-1], series=comps,
@@ -325,15 +326,23 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             lead_rows.add(why.text)
     if lead is not None and lead.kind in ("metric", "fact", "compare"):
         parts = lead.parts or [lead]
-        texts = [_write_metric(p, marks, docs, lead.computed) if p.kind == "metric" else
-                 _write_fact(p, marks, docs, ask, lead.computed) for p in parts]
+        method = [_write_metric(p, marks, docs, lead.computed) if p.kind == "metric" else
+                  _write_fact(p, marks, docs, ask, lead.computed) for p in parts]
         for p in parts:
             lead_rows |= {f.row_text for f in p.facts}
+        # one sentence per entity, then the comparison; then how each figure was computed
+        first = [p.sentences[0] for p in parts]
         if len(parts) > 1:
-            texts.append(_comparison(parts, docs, lead.computed))
+            first.append(_comparison(parts, docs, lead.computed))
         lead.sentences = [t for p in parts for t in p.sentences]
-        paragraphs.append("\n\n".join(t for t in texts if t))
-    chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number)
+        bullets = [b for m in method for b in m[0]]
+        notes = list(dict.fromkeys(n for m in method for n in m[1]))
+        paragraphs.append(" ".join(x for x in first if x))
+        if bullets:
+            paragraphs.append("\n".join(f"- {b}" for b in bullets))
+        if notes:
+            paragraphs.append(" ".join(notes))
+    chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number, ask)
     if lead is None and chosen:
         # a figure asked: the best passage that gives one for the measure leads
         i = next((k for k, u in enumerate(chosen) if _figure_unit(u, ask, settings)), 0) \
@@ -354,9 +363,10 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
     return paragraphs, lead
 
 
-def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], computed: list[str]) -> str:
-    """A computed metric: the sentence that answers, the formula of each year with every input cited, the notes
-    and the convention."""
+def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], computed: list[str]
+                  ) -> tuple[list[str], list[str]]:
+    """A computed metric: the sentence that answers (lead.sentences[0]); returns the formula of each year with
+    every input cited, and the notes and convention."""
     assert lead.computation is not None
     series = lead.series or [lead.computation]
     for c in series:
@@ -371,15 +381,18 @@ def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], co
     elif len(series) > 1:
         first = trend_sentence(series, d, marks.of, computed)
     notes = [f"({n}.)" for n in sorted({n for c in series for n in c.notes})]
-    lead.sentences = [first] + [f for _, f in lines] + notes + [f"*Convention:* {series[-1].metric.convention}."]
-    return first + "\n\n" + "\n".join(f"- {f}" for _, f in lines) + "\n\n" + " ".join(lead.sentences[len(lines) + 1:])
+    notes.append(f"*Convention:* {series[-1].metric.convention}.")
+    formulas = [f for _, f in lines]
+    lead.sentences = [first] + formulas + notes
+    return formulas, notes
 
 
-def _write_fact(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], ask: Ask, computed: list[str]) -> str:
+def _write_fact(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], ask: Ask, computed: list[str]
+                ) -> tuple[list[str], list[str]]:
     f = lead.facts[0]
     m = marks.cite(f.chunk_id, f.row_text)
     lead.sentences = [fact_sentence(f, docs.get(f.document_id), m, lead.facts[1:], ask, computed)]
-    return lead.sentences[0]
+    return [], []
 
 
 def _comparison(parts: list[Lead], docs: dict[int, DocumentMeta], computed: list[str]) -> str:
@@ -399,7 +412,7 @@ def _comparison(parts: list[Lead], docs: dict[int, DocumentMeta], computed: list
 
 
 def _supporting(units: list[extractive.Unit], lead_rows: set[str], settings: Settings, need_lead: bool,
-                numeric: bool) -> list[extractive.Unit]:
+                numeric: bool, ask: Ask | None = None) -> list[extractive.Unit]:
     """The best units after the lead: above the floors, no near-duplicate rows, not the lead's own row."""
     if not units or units[0].score < settings.answer.floor:
         return []
@@ -415,6 +428,8 @@ def _supporting(units: list[extractive.Unit], lead_rows: set[str], settings: Set
             continue
         if numeric and not need_lead and not numbers(u.text):
             continue  # a figure was asked: supporting passages give figures
+        if ask is not None and not need_lead and _coverage(u, ask) < 0.5:
+            continue  # a supporting passage names the measure asked
         seen.add(key)
         out.append(u)
     return out
@@ -480,8 +495,9 @@ def _raw_in(f: Fact, evidence: list[Evidence]) -> bool:
 _CHECK_WORDS = {
     "entity": {"match": "the company asked", "inferred": "inferred (the question names no company in the library)",
                "mismatch": "another company than the one asked"},
-    "measure": {"match": "the row label matches the measure asked",
-                "inferred": "inferred (the row label matches only part of the measure's words)",
+    "measure": {"match": "the row label (or the metric's definition) matches the measure asked",
+                "inferred": "inferred (the row label matches only part of the measure's words, or the metric has "
+                            "more than one convention)",
                 "mismatch": "another measure"},
     "period": {"match": "the period asked", "inferred": "inferred (the question names no period: the latest found)",
                "mismatch": "another period than the one asked"},

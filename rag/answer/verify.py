@@ -53,7 +53,7 @@ def numbers(text: str) -> list[Num]:
     Years (1900–2100 without decimals or scale), pages, form names, periods and citation markers are not numbers."""
     out: list[Num] = []
     clean = _NOT_QUANTITY.sub(" ", _MARKER.sub(" ", text))
-    clean = re.sub(r"(\d)[ \t]*(?:percent|per cent)\b", r"\1%", clean, flags=re.I)
+    clean = re.sub(r"(\d)[ \t]*(?:percentage points?|pp\b|percent|per cent)\b", r"\1%", clean, flags=re.I)
     for m in _NUMBER.finditer(clean):
         raw, suffix = m.group(1), (m.group(2) or "").strip().lower()
         if suffix in ("k", "m", "b") and "$" not in raw:

@@ -459,13 +459,15 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
     out: list[TableFact] = []
     t = _Table()
     recent: list[str] = []  # short plain lines since the last table row
+    intro = ""  # the sentence that introduces the next table
     for ln in lines:
         text = ln.text.strip()
         if not text:
             continue
         header_text = text if is_header_row(text) else plain_header(text)
         if header_text is not None:
-            t = _on_header(t, header_text, recent, ln, doc)
+            t = _on_header(t, header_text, recent, ln, doc, intro)
+            intro = ""
             recent = [header_text]
             continue
         if " | " in text:
@@ -484,6 +486,7 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
             continue
         if _is_prose(text):
             t, recent = _Table(), []  # prose ends the table
+            intro = text if text.rstrip().endswith(":") else ""  # "The following unaudited pro forma …:"
             continue
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
@@ -496,7 +499,7 @@ def _is_prose(text: str) -> bool:
     return numeric < 3 and (words > _PROSE_WORDS or (text.rstrip().endswith(".") and words > 8))
 
 
-def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: DocContext) -> _Table:
+def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: DocContext, intro: str = "") -> _Table:
     """A header row: under another one (a two-level header), the same one again (the table goes on), or a new
     table."""
     if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
@@ -504,7 +507,7 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
     elif t.header_rows and text == t.header_rows[-1]:
         return t
     else:
-        t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading),
+        t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading, intro),
                    unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
     stub = t.header.stub.strip()
@@ -527,13 +530,16 @@ def _on_plain(t: _Table, text: str) -> None:
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
 
-def _title(recent: list[str], heading: str) -> str:
-    """The table's title: a financial statement's title above it or in its heading first, else the nearest
-    line above it that is not a unit or a period, else the heading."""
+def _title(recent: list[str], heading: str, intro: str = "") -> str:
+    """The table's title: a financial statement's title above it or in its heading first, else the sentence that
+    introduces it ('The following table presents … :'), else the nearest line above it that is not a unit or a
+    period, else the heading."""
     parts = [p.strip() for p in (heading or "").split("›") if p.strip()]
     for x in list(reversed(recent)) + list(reversed(parts)):
         if statement_of_title(x):
             return x[:200]
+    if intro:
+        return intro.rstrip(" :")[:200]
     for x in reversed(recent):
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
