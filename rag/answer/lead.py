@@ -25,7 +25,7 @@ respectively compare compared comparison change changes grow growth increase inc
 percent percentage round rounded decimal places place units unit usd dollars euro eur term terms
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
 fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
-size sizes big large small
+size sizes big large small spent spend spending
 generate generated reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
@@ -480,6 +480,12 @@ def compare_sentence(facts: list[Fact], docs: dict[int, DocumentMeta], computed:
     big, small = (a, b) if abs(va) >= abs(vb) else (b, a)
     ratio = abs(big.scaled) / abs(small.scaled)
     name = lambda f: who(docs.get(f.document_id)) or "the first"
+    if (big.unit or "") not in ("%", "") and (big.unit or "") == (small.unit or ""):
+        diff_f = replace(big, value=(abs(big.scaled) - abs(small.scaled)) / big.scale)
+        text = money(diff_f)
+        computed.append(text.lstrip("$€£").split()[0])
+        computed.append(f"{ratio:.1f}×")
+        return f"{possessive(name(big))}figure is {text} higher than {possessive(name(small)).strip()} ({ratio:.1f}×)."
     if ratio >= 2:
         text = f"{ratio:.1f}×"
         computed.append(text)

@@ -199,6 +199,7 @@ def currency_of(text: str) -> str | None:
 
 
 _UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
+                        r"(?:[$€£]\s+and\s+\w+\s+)?"
                         r"(?:(?:u\.?s\.?\s+)?dollars\s+)?(?:in\s+)?(?:[$€£]|usd|eur|gbp|chf)?\s*(?:in\s+)?"
                         r"(?:[$€£]|usd|eur|gbp|chf)?\s*"
                         r"(thousands?|millions?|billions?|mn|bn|mio|m\b|k\b|gj|tj|mwh|gwh|t\b|tonnes|t\s?co)", re.I)
@@ -521,7 +522,7 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
 def _on_plain(t: _Table, text: str) -> None:
     """A short line without values: a unit under the header, a group label (the parent of the rows below it), or
     the first line of a wrapped label."""
-    if t.header is not None and scale_of(text) and len(text.split()) <= 5:
+    if t.header is not None and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
         t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
         return
     if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text) \
