@@ -12,7 +12,7 @@ from rag.answer import extractive, prompts
 from rag.answer.finalize import insufficient, place_figures, verify_and_score
 from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
-from rag.answer.verify import quote_in, sentences, verify
+from rag.answer.verify import numbers, quote_matches, sentences, unsupported_numbers, verify
 from rag.config import Settings
 from rag.retrieve.pipeline import Retrieval
 
@@ -33,10 +33,13 @@ def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
     return a
 
 
-def fallback(r: Retrieval, why: str, settings: Settings) -> Answer:
-    """The extractive answer in place of an LLM's, saying why."""
-    a = extractive_answer(r, settings)
-    a.mode, a.message = "llm-fallback", f"{why}: extractive answer instead"
+Offline = Callable[[], Answer]
+
+
+def fallback(r: Retrieval, why: str, settings: Settings, offline: Offline | None = None) -> Answer:
+    """The offline answer in place of an LLM's, saying why."""
+    a = offline() if offline else extractive_answer(r, settings)
+    a.mode, a.message = "llm-fallback", f"{why}: offline answer instead"
     a.reasons.insert(0, a.message)
     return a
 
@@ -45,20 +48,45 @@ def evidence_block(evidence: list[Evidence]) -> str:
     return "\n".join(prompts.EVIDENCE_ITEM.format(marker=e.marker, source=e.source, text=e.text) for e in evidence)
 
 
+def with_offline(r: Retrieval, base: Answer | None, evidence: list[Evidence] | None = None
+                 ) -> tuple[list[Evidence], list[str]]:
+    """The LLM's evidence: the retrieved passages, plus those the offline answer's table facts come from; and the
+    figures code computed from them, their markers renumbered to the LLM's evidence."""
+    evidence = list(evidence or [Evidence.of(c, i + 1) for i, c in enumerate(r.chunks)])
+    by_chunk = {e.chunk_id: e.marker for e in evidence}
+    remap: dict[int, int] = {}
+    for e in (base.evidence if base else []):
+        if e.chunk_id not in by_chunk:
+            new = Evidence(len(evidence) + 1, e.document, e.file_name, e.document_id, e.pages, e.chunk_id, "",
+                           e.source, e.text)
+            evidence.append(new)
+            by_chunk[e.chunk_id] = new.marker
+        remap[e.marker] = by_chunk[e.chunk_id]
+    computed = [_MARKER.sub(lambda m: f"[{remap.get(int(m.group(1)), m.group(1))}]", x)
+                for x in (base.computed if base else [])]
+    return evidence, computed
+
+
 def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None] | None = None,
-               evidence: list[Evidence] | None = None, client=None, question: str | None = None) -> Answer:
-    """One request: the evidence first, the question after it (the user's question; by default the one the
-    retrieval searched)."""
+               evidence: list[Evidence] | None = None, client=None, question: str | None = None,
+               offline: Offline | None = None) -> Answer:
+    """One request: the evidence first (the passages, and the figures code computed from their tables), the
+    question after it (the user's question; by default the one the retrieval searched)."""
     t0 = time.perf_counter()
-    evidence = evidence or [Evidence.of(c, i + 1) for i, c in enumerate(r.chunks)]
+    base = offline() if offline else None
+    if base is not None and base.insufficient:
+        return base  # the documents do not say (a company, a period, a measure): no model call
+    evidence, computed = with_offline(r, base, evidence)
+    figures = ("\n\nFigures computed by code from these passages (use them as written; never compute):\n" +
+               "\n".join(f"- {c}" for c in computed)) if computed else ""
     messages = [{"role": "system", "content": prompts.SYSTEM},
-                {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence),
+                {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence) + figures,
                                                                 question=question or r.question)}]
     try:
         text = chat(settings.llm, messages, prompts.ANSWER_SCHEMA, on_token, client=client)
     except LLMError as exc:
-        return fallback(r, str(exc), settings)
-    return finish_llm(r, parse_reply(text), evidence, t0, settings)
+        return fallback(r, str(exc), settings, (lambda: base) if base else None)
+    return finish_llm(r, parse_reply(text), evidence, t0, settings, computed, (lambda: base) if base else None)
 
 
 def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[dict]:
@@ -78,57 +106,93 @@ def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[di
     return unsupported
 
 
-def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict], uncited_words: int) -> list[str]:
+def _attach(sentence: str, cited: list[Evidence], computed: list[str]) -> str | None:
+    """A sentence without an [n] marker, cited through the reply's evidence list instead: the marker of the cited
+    passage that holds every number of the sentence (or a figure computed by code), else of the one whose quote
+    it repeats. None when no cited passage supports it."""
+    nums = numbers(sentence)
+    for e in cited:
+        if nums and not unsupported_numbers(sentence, [e.text] + computed):
+            return f"{sentence.rstrip()} [{e.marker}]"
+    if not nums:
+        words = set(re.findall(r"[a-z]{4,}", sentence.lower()))
+        for e in cited:
+            quote = set(re.findall(r"[a-z]{4,}", (e.quote or "").lower()))
+            if quote and len(words & quote) >= max(2, len(quote) // 2) and quote_matches(e.quote, e.text):
+                return f"{sentence.rstrip()} [{e.marker}]"
+    return None
+
+
+def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict], uncited_words: int,
+                    computed: list[str], cited: list[Evidence]) -> list[str]:
     """The LLM's sentences that pass verification; the others are listed as dropped or flagged."""
-    v = verify(text, {e.marker: {"text": e.text, "quote": e.quote} for e in evidence})
-    bad: dict[str, dict] = {}
-    for u in v.unsupported:
-        bad.setdefault(u["sentence"], u)
     kept = []
     for s in sentences(text):
-        if s in bad:
-            unsupported.append({**bad[s], "action": "dropped"})
-        elif not _MARKER.search(s) and len(s.split()) > uncited_words:
-            # grounded means cited: a statement without a marker (an instruction obeyed from a document,
-            # a fact from the model's memory) is not part of the answer
-            unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
-        else:
-            kept.append(s)
+        if not _MARKER.search(s) and len(s.split()) > uncited_words:
+            # grounded means cited: inline, or through the reply's evidence list; otherwise (an instruction obeyed
+            # from a document, a fact from the model's memory) it is not part of the answer
+            attached = _attach(s, cited, computed)
+            if attached is None:
+                unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
+                continue
+            s = attached
+        v = verify(s, {e.marker: {"text": e.text + "\n" + "\n".join(computed), "quote": ""} for e in evidence})
+        if v.unsupported:
+            unsupported.append({**v.unsupported[0], "action": "dropped"})
+            continue
+        kept.append(s)
     for e in evidence:
-        if e.quote and not quote_in(e.quote, e.text):
+        if e.quote and not quote_matches(e.quote, e.text):
             unsupported.append({"sentence": e.quote, "reason": f"quote for [{e.marker}] is not in that passage",
                                 "action": "flagged"})
     return kept
 
 
 def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0: float,
-               settings: Settings) -> Answer:
+               settings: Settings, computed: list[str] | None = None, offline: Offline | None = None) -> Answer:
     """The LLM's reply → a verified answer: unsupported sentences dropped, only the evidence it cites kept."""
+    computed = computed or []
     unsupported = _check_citations(reply, evidence)
     text = reply["answer"].strip()
     if text.lower().startswith("insufficient data") or reply.get("insufficient"):
         a = insufficient(r, re.sub(r"^insufficient data:?\s*", "", text, flags=re.I).rstrip(".") or None)
         a.mode = "llm"
         return a
-    kept = _kept_sentences(text, evidence, unsupported, settings.answer.uncited_words)
+    by_marker = {e.marker: e for e in evidence}
+    cited = [by_marker[c["marker"]] for c in reply["citations"] if c["marker"] in by_marker]
+    kept = _kept_sentences(text, evidence, unsupported, settings.answer.uncited_words, computed, cited)
     used = {int(m) for s in kept for m in _MARKER.findall(s)}
     ev = [e for e in evidence if e.marker in used]
     for e in ev:
         if not e.quote:
             e.quote = _best_line(e.text, " ".join(kept))
     if not kept or not ev:
-        a = fallback(r, "the LLM's answer had no verifiable sentence", settings)
+        a = fallback(r, "the LLM's answer had no verifiable sentence", settings, offline)
         a.unsupported = unsupported + a.unsupported
         return a
     answer_md = " ".join(kept)
     if reply.get("inferred"):
         answer_md += f"\n\n*Inferred (not stated in the evidence):* {reply['inferred'].strip()}"
     a = Answer(question=r.question, answer=answer_md, confidence="medium", evidence=ev, unsupported=unsupported,
-               mode="llm")
-    verify_and_score(a, r, settings.answer, [], dropped=len([u for u in unsupported if u.get("action") == "dropped"]))
+               mode="llm", computed=_used(computed, answer_md))
+    for e in ev:
+        e.verified = quote_matches(e.quote, e.text) if e.quote else False
+    verify_and_score(a, r, settings.answer, [], dropped=len([u for u in unsupported if u.get("action") == "dropped"]),
+                     extra_text="\n".join(computed))
     a.figures = place_figures(r.figures, a)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
+
+
+def _used(computed: list[str], text: str) -> list[str]:
+    """The computed figures an answer uses: those whose result (after the last '=') it states."""
+    said = numbers(text)
+    out = []
+    for c in computed:
+        result = numbers(c.rsplit("=", 1)[-1])
+        if result and any(not unsupported_numbers(n.raw, [c.rsplit("=", 1)[-1]]) for n in said):
+            out.append(c)
+    return out
 
 
 def _best_line(text: str, answer: str) -> str:

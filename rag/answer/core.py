@@ -48,14 +48,18 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     ctx = context()
     r = offline_plan(ctx)
     t_ret = round((time.perf_counter() - t0) * 1000, 1)
+
+    def offline() -> Answer:
+        return offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
+
     if r.refused or not r.chunks:
         a = insufficient(r)
     elif failure is not None:
-        a = fallback(r, str(failure), settings)
+        a = fallback(r, str(failure), settings, offline)
     elif llm_on:
-        a = llm_answer(r, settings, on_token)
+        a = llm_answer(r, settings, on_token, offline=offline)
     else:
-        a = offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
+        a = offline()
     _attach(a, ctx, r)
     a.timings_ms = {"retrieval": t_ret, **a.timings_ms, "total": round((time.perf_counter() - t0) * 1000, 1)}
     return a
@@ -76,12 +80,17 @@ def _tool_answer(ctx: ToolContext, on_token, client=None) -> Answer | None:
     if got is None:
         return None
     r = got.retrieval
+
+    def offline() -> Answer:
+        return offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
+
     if got.reply is None:  # out of steps: answer once from what was gathered
-        a = llm_answer(r, settings, on_token, evidence=ctx.evidence, client=client, question=ctx.question)
+        a = llm_answer(r, settings, on_token, evidence=ctx.evidence, client=client, question=ctx.question,
+                       offline=offline)
     elif not ctx.evidence:
         a = insufficient(r)
     else:
-        a = finish_llm(r, got.reply, ctx.evidence, t0, settings)
+        a = finish_llm(r, got.reply, ctx.evidence, t0, settings, ctx.computed, offline)
     a.question = ctx.question
     _attach(a, ctx, r)
     return a

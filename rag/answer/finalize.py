@@ -69,11 +69,13 @@ def confidence_policy(ch: Checks, cfg: AnswerSettings) -> tuple[str, list[str]]:
 
 
 def verify_and_score(a: Answer, r: Retrieval, cfg: AnswerSettings, unit_scores: list[float],
-                     dropped: int = 0) -> None:
-    """Verify every quote and number against the cited evidence, then set the confidence and its reasons."""
-    v = verify(a.answer, {e.marker: {"text": e.text, "quote": e.quote} for e in a.evidence})
+                     dropped: int = 0, extra_text: str = "") -> None:
+    """Verify every quote and number against the cited evidence (extra_text: figures computed by code from it),
+    then set the confidence and its reasons."""
+    v = verify(a.answer, {e.marker: {"text": e.text + ("\n" + extra_text if extra_text else ""), "quote": e.quote}
+                          for e in a.evidence})
     for e in a.evidence:
-        e.verified = v.quotes_verified.get(e.marker, False)
+        e.verified = e.verified or v.quotes_verified.get(e.marker, False)
     a.numbers_total, a.numbers_verified = v.numbers_total, v.numbers_verified
     if a.mode == "extractive":
         a.unsupported += [{**u, "action": "flagged"} for u in v.unsupported]

@@ -138,6 +138,10 @@ class Computation:
         return [f for i in self.inputs.values() for f in i.facts]
 
     def formatted(self) -> str:
+        if self.metric.unit in ("USD", "EUR", "GBP") and self.facts:
+            scale = self.facts[0].scale or 1.0  # an amount in its tables' unit ("1,623 million")
+            word = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(scale, "")
+            return f"{self.value / scale:,.0f}{word}"
         return format_metric(self.value, self.metric.unit)
 
 

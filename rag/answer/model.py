@@ -96,6 +96,7 @@ class Answer:
     numbers_verified: int = 0
     message: str | None = None
     rows: list[dict] | None = None  # structured (SQL) answers
+    computed: list[str] = field(default_factory=list)  # figures computed by code (formulas, changes), with markers
     retrieval: Retrieval | None = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
     @property
@@ -123,6 +124,8 @@ class Answer:
             out["message"] = self.message
         if self.rows is not None:
             out["rows"] = self.rows
+        if self.computed:
+            out["computed"] = self.computed
         if self.steps:
             out["steps"] = [s.to_json() for s in self.steps]
         if with_trace:

@@ -99,6 +99,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     if missing_note and (lead is None or lead.kind == "sentence"):
         text += f"\n\n*Not computed:* {missing_note}."
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
+    a.computed = _computed_sentences(lead)
     _verify_and_score(a, lead, r)
     a.figures = place_figures(r.figures, a)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
@@ -334,7 +335,7 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
         first = [p.sentences[0] for p in parts]
         if len(parts) > 1:
             first.append(_comparison(parts, docs, lead.computed))
-        lead.sentences = [t for p in parts for t in p.sentences]
+        lead.sentences = [x for x in first if x] + [t for p in parts for t in p.sentences[1:]]
         bullets = [b for m in method for b in m[0]]
         notes = list(dict.fromkeys(n for m in method for n in m[1]))
         paragraphs.append(" ".join(x for x in first if x))
@@ -484,6 +485,13 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
     if v.unsupported:
         reasons.append(f"{len(v.unsupported)} supporting sentence(s) with a number not in their passage")
     a.reasons = reasons + a.reasons
+
+
+def _computed_sentences(lead: Lead | None) -> list[str]:
+    """The lead's sentences that hold a figure computed by code (a formula, a change, a comparison)."""
+    if lead is None or not lead.computed:
+        return []
+    return [x for x in lead.sentences if any(c in x for c in lead.computed)]
 
 
 def _raw_in(f: Fact, evidence: list[Evidence]) -> bool:

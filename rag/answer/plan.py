@@ -125,7 +125,9 @@ def llm_plan(ctx: ToolContext, client=None) -> Gathered | None:
         if reply is not None:
             break
     if ctx.last is None:
-        return None
+        if not ctx.evidence:
+            return None
+        ctx.search(ctx.question, ctx.filters)  # the model only computed: the question's own search frames it
     ctx.last.chunks = list(ctx.gathered.values()) or ctx.last.chunks
     return Gathered(ctx.last, reply)
 

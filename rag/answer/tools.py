@@ -38,6 +38,7 @@ class ToolContext:
     steps: list[Step] = field(default_factory=list)
     searches: dict[str, Retrieval] = field(default_factory=dict)  # the first retrieval of each query text
     last: Retrieval | None = None
+    computed: list[str] = field(default_factory=list)  # the compute tool's formulas, with their markers
 
     def search(self, query: str, filters: SearchFilters | None) -> Retrieval:
         """The retrieval pipeline; a query already searched reuses its parsed question and embedding."""
@@ -214,6 +215,40 @@ class RunSql(Tool):
             return f"rejected: {exc}"
 
 
+class ComputeArgs(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"required": ["metric"]})
+    metric: Text = Field("", description="the metric, e.g. operating margin, quick ratio, effective tax rate")
+    company: str | None = Field(None, description="company name, optional")
+    year: int | None = Field(None, description="fiscal year, optional (default: the latest with every input)")
+
+
+class Compute(Tool):
+    name, description, Args = ("compute", "Compute a metric from the documents' table facts, by code: returns the "
+                               "formula with every input and the [n] marker of its passage. Never do arithmetic "
+                               "yourself.", ComputeArgs)
+
+    def run(self, ctx: ToolContext, args: ComputeArgs) -> str:
+        from rag.answer.lead import computation_sentences, latest_year, resolver
+        from rag.answer.metrics import compute, metric_of, metrics
+
+        m = metric_of(args.metric)
+        if m is None:
+            return "unknown metric; known: " + ", ".join(x.name for x in metrics())
+        key = company_key(args.company) if args.company else None
+        docs = [d for d in ctx.docs if key is None or d.company_key == key or (d.company_key or "").startswith(key)]
+        by_id = {d.document_id: d for d in ctx.docs}
+        resolve = resolver(ctx.store, [d.document_id for d in docs], by_id, {})
+        year = args.year or latest_year(resolve, m.inputs, range(2030, 1990, -1))
+        c = compute(m, year, resolve) if year else None
+        if c is None:
+            return f"cannot compute {m.name}{f' for FY{year}' if year else ''}: an input is not in the documents' tables"
+        for h in ctx.store.chunks_by_id(list(dict.fromkeys(f.chunk_id for f in c.facts if f.chunk_id))):
+            ctx.cite(Candidate.of(h, by_id.get(h.document_id)))
+        _, formula = computation_sentences(c, by_id.get(c.facts[0].document_id), ctx.markers)
+        ctx.computed.append(formula)
+        return f"{formula} Convention: {m.convention}."
+
+
 class Citation(BaseModel):
     marker: int = 0
     quote: Text = ""
@@ -246,7 +281,7 @@ class AnswerWithEvidence(Tool):
 
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (SearchChunks(), SearchFigures(), GetRelatedDocuments(),
-                                               ListDocuments(), RunSql(), AnswerWithEvidence())}
+                                               ListDocuments(), RunSql(), Compute(), AnswerWithEvidence())}
 
 
 def call(ctx: ToolContext, name: str, raw: dict[str, Any]) -> tuple[str, BaseModel | None]:

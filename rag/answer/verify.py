@@ -39,6 +39,27 @@ def quote_in(quote: str, text: str) -> bool:
     return bool(q) and q in normalise_text(text)
 
 
+def quote_matches(quote: str, text: str) -> bool:
+    """A quote is in its passage: word for word, or — a table row quoted as 'Net income | $14,472' or
+    'Net income: 14,472' — cell by cell, every cell in one line of the passage (numbers in any format)."""
+    if quote_in(quote, text):
+        return True
+    cells = [c.strip(" .:;") for c in re.split(r"\s*(?:\||:|\t|\s{2,}| — | - )\s*", quote) if c.strip(" .:;")]
+    if len(cells) < 2:
+        return False
+    for line in text.splitlines():
+        if all(_cell_in(c, line) for c in cells):
+            return True
+    return False
+
+
+def _cell_in(cell: str, line: str) -> bool:
+    if quote_in(cell, line):
+        return True
+    nums = numbers(cell)
+    return bool(nums) and all(any(_matches(n, x) or _matches(x, n) for x in numbers(line)) for n in nums)
+
+
 @dataclass(frozen=True)
 class Num:
     value: float  # with its scale: "$1.6 billion" → 1.6e9

@@ -100,6 +100,43 @@ def test_llm_inventions_are_caught(acme, embedder):
     assert a.confidence == "low"
 
 
+def test_a_right_llm_answer_survives_verification_in_the_forms_real_models_write(acme, embedder):
+    """What small local models write: no inline marker (the citation only in the evidence list), a table row quoted
+    as 'label: value', a number in words ('12.6 percent'), a figure code computed (the change) copied."""
+    reply = {"answer": "Acme Widgets spent 1,577 million dollars on property, plant and equipment in fiscal 2022. "
+                       "That was 12.6 percent more than the 1,400 million of 2021.",
+             "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E): 1,577"}]}
+    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+        user = fake.requests[0]["messages"][1]["content"]
+    assert "Figures computed by code" in user and "12.6%" in user  # the change, computed by code, in the prompt
+    assert a.mode == "llm" and a.unsupported == [], a.unsupported
+    assert a.answer.count("[1]") == 2 and "12.6 percent" in a.answer  # both sentences kept, cited through the list
+    assert a.evidence[0].verified and a.numbers_verified == a.numbers_total
+    # a number the model computed itself (not in the passages, not computed by code) is still dropped
+    bad = {"answer": "Acme Widgets spent 1,577 million in 2022 [1]. That is 11.2 percent of its sales [1].",
+           "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E) | (1,577)"}]}
+    with FakeLLM([{"content": json.dumps(bad)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+    assert "11.2" not in a.answer and any("11.2" in u["sentence"] for u in a.unsupported)
+
+
+def test_the_compute_tool_runs_the_metric_code(acme, embedder):
+    script = [
+        {"tool_calls": [{"name": "compute", "arguments": {"metric": "free cash flow", "company": "Acme Widgets",
+                                                           "year": 2022}}]},
+        {"tool_calls": [{"name": "answer_with_evidence", "arguments": {
+            "answer": "Acme Widgets' free cash flow was 1,623 million in 2022 [1].", "citations": [{"marker": 1}]}}]},
+    ]
+    with FakeLLM(script) as fake:
+        a = answer(acme, embedder, "What was Acme Widgets' free cash flow in 2022?", _llm(fake, tools=True))
+        tool_result = fake.requests[1]["messages"][-1]["content"]
+    # the formula, with its inputs from the cash-flow statement and their markers; the result by code
+    assert "Free cash flow = operating cash flow 3,200 - capex 1,577 = 1,623 million [1]" in tool_result
+    assert a.mode == "llm" and "1,623" in a.answer and a.numbers_verified == a.numbers_total
+    assert a.computed and "= 1,623" in a.computed[0]
+
+
 def test_llm_insufficient_data_and_format_fallback(acme, embedder):
     reply = {"answer": "Insufficient data: the filings do not give 2030 capex.", "citations": []}
     with FakeLLM([{"content": json.dumps(reply), "reject": ["json_schema"]}]) as fake:
@@ -116,7 +153,7 @@ def test_llm_insufficient_data_and_format_fallback(acme, embedder):
 def test_llm_failure_falls_back_to_the_extractive_answer(acme, embedder, script, phrase):
     with FakeLLM(script) as fake:
         a = answer(acme, embedder, Q, _llm(fake, timeout_s=1, response_format="json_object"))
-    assert a.mode == "llm-fallback" and phrase in a.message and "(1,577)" in a.answer
+    assert a.mode == "llm-fallback" and phrase in a.message and "1,577 million in FY2022" in a.answer
 
 
 @pytest.mark.parametrize("tools", [False, True])

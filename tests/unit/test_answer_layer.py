@@ -97,7 +97,10 @@ def test_tool_schemas_come_from_the_argument_models():
     assert "title" not in str(s["parameters"])
     names = [t.schema()["function"]["name"] for t in tools.TOOLS.values()]
     assert names == ["search_chunks", "search_figures", "get_related_documents", "list_documents", "run_sql",
-                     "answer_with_evidence"]
+                     "compute", "answer_with_evidence"]
+    c = tools.Compute.schema()["function"]
+    assert c["parameters"]["required"] == ["metric"] and set(c["parameters"]["properties"]) == {"metric", "company",
+                                                                                               "year"}
 
 
 def test_a_tool_call_with_bad_arguments_answers_the_model_instead_of_failing():
