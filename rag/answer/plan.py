@@ -124,12 +124,13 @@ def llm_plan(ctx: ToolContext, client=None) -> Gathered | None:
         reply = _call_tools(ctx, msg, messages)
         if reply is not None:
             break
-    if ctx.last is None:
+    last = ctx.last
+    if last is None:
         if not ctx.evidence:
             return None
-        ctx.search(ctx.question, ctx.filters)  # the model only computed: the question's own search frames it
-    ctx.last.chunks = list(ctx.gathered.values()) or ctx.last.chunks
-    return Gathered(ctx.last, reply)
+        last = ctx.search(ctx.question, ctx.filters)  # the model only computed: the question's own search frames it
+    last.chunks = list(ctx.gathered.values()) or last.chunks
+    return Gathered(last, reply)
 
 
 def _call_tools(ctx: ToolContext, msg, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
