@@ -17,14 +17,18 @@ from rag.retrieve.pipeline import Retrieval
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
-def insufficient(r: Retrieval, why: str | None = None) -> Answer:
-    """The refusal, said plainly, with the nearest pages."""
+def insufficient(r: Retrieval, why: str | None = None, nearest: bool = True) -> Answer:
+    """The refusal, said once and plainly, with the nearest pages — only pages about the asked company (none when
+    the company is not in the library)."""
     near = r.nearest or r.candidates[:3] or r.chunks[:3]
+    if r.intent.companies:
+        near = [c for c in near if c.company_key in r.intent.companies]
     where = "; ".join(dict.fromkeys(f"{document_label(c)} {pages_label(c.page_start, c.page_end)}" for c in near[:3]))
     msg = why or r.message or "the retrieved passages do not answer the question"
-    msg = re.sub(r"^insufficient data:\s*", "", msg, flags=re.I)
-    text = f"Insufficient data: {msg}." + (f" Nearest pages: {where}." if where else "")
-    return Answer(question=r.question, answer=text, confidence="insufficient_data", reasons=[msg], message=r.message)
+    msg = re.sub(r"^insufficient data:\s*", "", msg, flags=re.I).rstrip(".")
+    text = f"Insufficient data: {msg}." + (f" Nearest pages: {where}." if where and nearest else "")
+    return Answer(question=r.question, answer=text, confidence="insufficient_data",
+                  reasons=["no passage or table of the documents answers it (the answer says what is missing)"])
 
 
 @dataclass

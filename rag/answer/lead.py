@@ -202,7 +202,7 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
         s -= 0.1  # a part the question does not ask for: "Direct energy use", "restricted cash", "Subscription"
     numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
     if numbered:
-        s -= 0.3  # Scope 2 when Scope 1 is asked
+        s -= 1.0  # Scope 2 when Scope 1 is asked: another measure
     if statement_of_title(f.table_title):
         s += 0.05  # a primary statement's figure before a discussion table's
     if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path):
@@ -480,7 +480,8 @@ def compare_sentence(facts: list[Fact], docs: dict[int, DocumentMeta], computed:
     big, small = (a, b) if abs(va) >= abs(vb) else (b, a)
     ratio = abs(big.scaled) / abs(small.scaled)
     name = lambda f: who(docs.get(f.document_id)) or "the first"
-    if (big.unit or "") not in ("%", "") and (big.unit or "") == (small.unit or ""):
+    amount = (big.unit or "") not in ("%",) and (big.unit or big.scale >= 1e3) and not (big.unit or "").endswith("/share")
+    if amount and (big.unit or "") == (small.unit or ""):
         diff_f = replace(big, value=(abs(big.scaled) - abs(small.scaled)) / big.scale)
         text = money(diff_f)
         computed.append(text.lstrip("$€£").split()[0])
@@ -489,7 +490,7 @@ def compare_sentence(facts: list[Fact], docs: dict[int, DocumentMeta], computed:
     if ratio >= 2:
         text = f"{ratio:.1f}×"
         computed.append(text)
-        return f"{name(big)}'s figure is about {text} {name(small)}'s."
+        return f"{possessive(name(big))}figure is about {text} {possessive(name(small)).strip()}."
     diff = growth(big.scaled, small.scaled)
     if diff is None:
         return ""

@@ -71,7 +71,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     by_id = {d.document_id: d for d in docs}
     refusal = _before(store, r, ask, docs, issuers)
     if refusal:
-        a = insufficient(r, refusal)
+        a = insufficient(r, refusal, nearest=not refusal.startswith("no document in the library"))
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
     top = max((c.final for c in r.chunks), default=1.0) or 1.0

@@ -395,8 +395,8 @@ def _read_period(c: Column, d: dt.date | None, latest: dt.date | None, context: 
             c.fiscal_year = years[0] + doc.fiscal_year - latest_year
         c.fiscal_period = "FY" if kind in (None, "FY") else (doc.fiscal_period if kind == "Q" and doc.quarterly
                                                             else kind if kind != "Q" else None)
-        c.period = f"FY{years[0]}" if c.fiscal_period == "FY" else \
-            (f"{c.fiscal_period} FY{years[0]}" if c.fiscal_period else str(years[0]))
+        c.period = f"FY{c.fiscal_year}" if c.fiscal_period == "FY" else \
+            (f"{c.fiscal_period} FY{c.fiscal_year}" if c.fiscal_period else str(years[0]))
 
 
 # -- the table reader ----------------------------------------------------------------------------------------------

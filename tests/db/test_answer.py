@@ -62,11 +62,44 @@ def test_extractive_refuses_what_the_documents_do_not_say(acme, embedder):
     assert "Scope 3" in a.answer and "Nearest pages" in a.answer
 
 
+def test_a_computed_metric_leads_with_its_formula_and_every_input_cited(acme, embedder):
+    a = answer(acme, embedder, "What was Acme Widgets' free cash flow in 2022?")
+    first, formula = a.paragraphs[0], a.paragraphs[1]
+    assert first == "Acme Widgets' free cash flow was 1,623 million in FY2022 [1].", a.answer
+    assert formula == "- Free cash flow = operating cash flow 3,200 - capex 1,577 = 1,623 million [1]."
+    assert "*Convention:* cash from operations - capital expenditures" in a.answer
+    assert a.computed and a.evidence[0].verified and a.numbers_verified == a.numbers_total
+    assert a.confidence == "medium"  # free cash flow has more than one convention: said, not "high"
+    assert any("more than one convention" in r for r in a.reasons)
+
+
+@pytest.mark.parametrize("question,missing", [
+    ("What was Microsoft's total revenue in 2022?", "no document in the library is about Microsoft"),
+    ("What were Acme Widgets' purchases of property, plant and equipment in 2012?", "covers FY2012"),
+    ("What was Acme Widgets' water consumption in 2022?", "water"),
+    ("What were Acme Widgets' purchases of property, plant and equipment in Germany in 2022?", "Germany"),
+])
+def test_what_the_documents_do_not_say_is_refused_once(acme, embedder, question, missing):
+    """A company not in the library, a period not covered, a measure not reported, a breakdown not given: never
+    the nearest number about something else."""
+    a = answer(acme, embedder, question)
+    assert a.insufficient and a.answer.startswith("Insufficient data:") and missing in a.answer, a.answer
+    assert a.answer.count("Insufficient data") == 1 and missing not in " ".join(a.reasons) and a.message is None
+    if "Microsoft" in question:
+        assert "Nearest pages" not in a.answer  # the nearest pages would be another company's
+
+
 def test_comparison_plan_covers_each_company(acme, embedder):
     a = answer(acme, embedder, "Compare the purchases of property, plant and equipment of Acme Widgets and Globex "
                                "Industries in 2022")
     assert {e.document.split()[0] for e in a.evidence} >= {"Acme", "Globex"}
     assert a.steps and a.steps[0].tool == "search_chunks"
+    # one sentence per company, then the comparison
+    first = a.paragraphs[0]
+    assert first.startswith("Acme Widgets' purchases of property, plant and equipment (PP&E) were 1,577 million in "
+                            "FY2022"), first
+    assert "Globex Industries' purchases of property, plant and equipment (PP&E) were 640 million in FY2022" in first
+    assert first.endswith("Acme Widgets' figure is 937 million higher than Globex Industries' (2.5×)."), first
 
 
 def test_llm_answer_is_verified_and_streamed(acme, embedder):
