@@ -20,12 +20,16 @@ from rag.answer.metrics import Computation, compute
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_in, verify
 from rag.config import Settings
+from rag.domain import years_of
 from rag.records import Candidate, DocumentMeta, Fact
 from rag.retrieve.pipeline import Retrieval
 
 _NARRATIVE = re.compile(r"\b(agenda|nature|purpose|reasons?|impact|strategy|strategies|risks?|description|summary|role|"
                         r"policy|policies|approach|outlook|focus|highlights?|business|industry|products?|customers?|"
                         r"events?|acquisitions?|plans?|goals?|targets?|initiatives?|drivers?|factors?)\b", re.I)
+# a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
+_RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|turnover|yield|multiple)\b|\breturn on [\w ]+?\b(equity|capital|"
+                          r"investment)\b", re.I)
 _AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
 FACT_FLOOR = 0.75  # a fact below this score does not lead (its label or period does not match well enough)
 MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words
@@ -92,10 +96,15 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
         return a
     _fetch_chunks(store, lead, chunks, by_id)
     marks = _Markers(chunks)
-    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r)
+    row_units = _row_units(store, [u for u in scored_units[:12] if u.kind == "row"])
+    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units)
     if not paragraphs:
         return insufficient(r, "no sentence or table row of the retrieved passages answers the question")
     text = "\n\n".join(paragraphs)
+    unknown = _RATIO_WORDS.search(strip_instructions(it.question)) if ask.metric is None else None
+    if missing_note is None and unknown and (lead is None or lead.kind == "sentence"):
+        missing_note = (f"'{unknown.group(0)}' is not among the metrics this assistant computes "
+                        "(rag/answer/data/metrics.tsv); the figures the documents give are above")
     if missing_note and (lead is None or lead.kind == "sentence"):
         text += f"\n\n*Not computed:* {missing_note}."
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
@@ -314,8 +323,32 @@ def _fetch_chunks(store, lead: Lead | None, chunks: dict[int, Candidate], docs: 
             chunks[c.chunk_id] = c
 
 
+def _row_units(store, rows: list[extractive.Unit]) -> dict[str, str]:
+    """A quoted table row's unit, from its facts: 'USD millions', 't CO2e', 'GJ'."""
+    if not rows:
+        return {}
+    out: dict[str, str] = {}
+    for f in store.match_facts("", chunk_ids=list(dict.fromkeys(u.c.chunk_id for u in rows)), match_count=2000):
+        if f.row_text in out or f.unit == "%" or f.is_change:
+            continue
+        scale = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(f.scale, "")
+        unit = " ".join(x for x in ((f.unit or "").replace("/share", " per share"), scale) if x)
+        if unit:
+            out[f.row_text] = unit
+    return out
+
+
+def _render(u: extractive.Unit, row_units: dict[str, str]) -> str:
+    """A unit as quoted: a sentence as printed; a table row with its column headers and its unit."""
+    if u.kind != "row":
+        return u.text.rstrip(".")
+    unit = row_units.get(u.text)
+    return extractive._render_row(u) + (f" (in {unit})" if unit else "")
+
+
 def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask: Ask,
-           docs: dict[int, DocumentMeta], settings: Settings, r: Retrieval) -> tuple[list[str], Lead | None]:
+           docs: dict[int, DocumentMeta], settings: Settings, r: Retrieval,
+           row_units: dict[str, str] | None = None) -> tuple[list[str], Lead | None]:
     """The paragraphs: the lead (with the formula of a computed metric), then the supporting passages."""
     paragraphs: list[str] = []
     lead_rows: set[str] = set()
@@ -350,16 +383,15 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             if asks_figure(r.intent, ask) else 0
         u = chosen.pop(i)
         m = marks.cite(u.c.chunk_id, u.text)
-        text = extractive._render_row(u) if u.kind == "row" else u.text.rstrip(".")
-        lead = Lead([f"{text} [{m}]."], [], "sentence", {"entity": "inferred", "measure": "inferred",
-                                                          "period": "inferred"})
+        checks = {"entity": "match" if u.c.company_key in ask.companies else "inferred", "measure": "inferred",
+                  "period": "match" if set(ask.years) & years_of(u.c) else "inferred"}
+        lead = Lead([f"{_render(u, row_units or {})} [{m}]."], [], "sentence", checks)
         paragraphs.append(lead.sentences[0])
     if chosen:
         bullets = []
         for u in chosen:
             m = marks.cite(u.c.chunk_id, u.text)
-            text = extractive._render_row(u) if u.kind == "row" else u.text.rstrip(".")
-            bullets.append(f"- {text} ({document_label(u.c)}) [{m}]")
+            bullets.append(f"- {_render(u, row_units or {})} ({document_label(u.c)}) [{m}]")
         paragraphs.append("**Supporting passages:**\n" + "\n".join(bullets))
     return paragraphs, lead
 
