@@ -98,12 +98,35 @@ def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[di
         if e is None:
             unsupported.append({"sentence": c["quote"], "reason": f"citation [{c['marker']}] was not retrieved",
                                 "action": "dropped"})
-        elif c["quote"] and not e.quote:
-            e.quote = c["quote"]
     if reply.get("malformed"):
         unsupported.append({"sentence": "", "reason": "the reply was not valid JSON; its text was used",
                             "action": "flagged"})
     return unsupported
+
+
+def _cited(reply: dict[str, Any], evidence: list[Evidence], unsupported: list[dict]) -> list[Evidence]:
+    """The passages the reply's citation list names. A quote found in another passage than the one its marker
+    names identifies that passage (small models miscount markers); the correction is listed."""
+    by_marker = {e.marker: e for e in evidence}
+    out: list[Evidence] = []
+    for c in reply["citations"]:
+        e = by_marker.get(c["marker"])
+        q = c.get("quote") or ""
+        if q and e is not None and quote_matches(q, e.text):
+            e.quote = e.quote or q
+        elif q:
+            right = next((x for x in evidence if quote_matches(q, x.text)), None)
+            if right is not None:
+                unsupported.append({"sentence": q, "reason": f"citation [{c['marker']}] corrected to [{right.marker}]: "
+                                                             "the quote is in that passage", "action": "flagged"})
+                right.quote = right.quote or q
+                e = right
+            elif e is not None:
+                unsupported.append({"sentence": q, "reason": f"quote for [{e.marker}] is not in that passage",
+                                    "action": "flagged"})
+        if e is not None and e not in out:
+            out.append(e)
+    return out
 
 
 def _attach(sentence: str, cited: list[Evidence], computed: list[str]) -> str | None:
@@ -128,7 +151,7 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     """The LLM's sentences that pass verification; the others are listed as dropped or flagged."""
     kept = []
     for s in sentences(text):
-        if not _MARKER.search(s) and len(s.split()) > uncited_words:
+        if not _MARKER.search(s) and (len(s.split()) > uncited_words or numbers(s)):
             # grounded means cited: inline, or through the reply's evidence list; otherwise (an instruction obeyed
             # from a document, a fact from the model's memory) it is not part of the answer
             attached = _attach(s, cited, computed)
@@ -141,10 +164,6 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
             unsupported.append({**v.unsupported[0], "action": "dropped"})
             continue
         kept.append(s)
-    for e in evidence:
-        if e.quote and not quote_matches(e.quote, e.text):
-            unsupported.append({"sentence": e.quote, "reason": f"quote for [{e.marker}] is not in that passage",
-                                "action": "flagged"})
     return kept
 
 
@@ -158,8 +177,7 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         a = insufficient(r, re.sub(r"^insufficient data:?\s*", "", text, flags=re.I).rstrip(".") or None)
         a.mode = "llm"
         return a
-    by_marker = {e.marker: e for e in evidence}
-    cited = [by_marker[c["marker"]] for c in reply["citations"] if c["marker"] in by_marker]
+    cited = _cited(reply, evidence, unsupported)
     kept = _kept_sentences(text, evidence, unsupported, settings.answer.uncited_words, computed, cited)
     used = {int(m) for s in kept for m in _MARKER.findall(s)}
     ev = [e for e in evidence if e.marker in used]

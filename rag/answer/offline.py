@@ -28,8 +28,9 @@ _NARRATIVE = re.compile(r"\b(agenda|nature|purpose|reasons?|impact|strategy|stra
                         r"policy|policies|approach|outlook|focus|highlights?|business|industry|products?|customers?|"
                         r"events?|acquisitions?|plans?|goals?|targets?|initiatives?|drivers?|factors?)\b", re.I)
 # a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
-_RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|turnover|yield|multiple)\b|\breturn on [\w ]+?\b(equity|capital|"
-                          r"investment)\b", re.I)
+_RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|multiple)\b|\b(receivables?|payables?|working capital|fixed asset) "
+                          r"turnover\b|\breturn on [\w ]+?\b(equity|capital|investment)\b|\b(dividend|earnings) yield\b",
+                          re.I)
 _AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
 FACT_FLOOR = 0.75  # a fact below this score does not lead (its label or period does not match well enough)
 MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words

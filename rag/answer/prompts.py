@@ -3,6 +3,7 @@ study, context before the question lifted one model from 25% to 79%)."""
 
 SYSTEM = """You answer questions from analysts using ONLY the numbered evidence passages you are given.
 Rules:
+- Start with one full sentence that answers: the company, the measure, the period and the value with its unit, e.g. "Acme's total revenues were $66,608 million in fiscal 2022 [1]." Then any supporting points.
 - Every sentence that states a fact or a number ends with the marker of the passage it comes from, like [2].
 - Copy numbers exactly as the evidence writes them. Never do arithmetic: a ratio, margin, change or sum you need is in "Figures computed by code" (or comes from the compute tool); copy it with its markers.
 - If the evidence does not contain the answer, reply with an answer that starts "Insufficient data:" and says what is missing.

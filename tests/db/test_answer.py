@@ -154,6 +154,15 @@ def test_a_right_llm_answer_survives_verification_in_the_forms_real_models_write
     assert "11.2" not in a.answer and any("11.2" in u["sentence"] for u in a.unsupported)
 
 
+def test_a_citation_whose_marker_is_miscounted_is_found_by_its_quote(acme, embedder):
+    reply = {"answer": "Acme Widgets spent 1,577 million on property, plant and equipment in 2022.",
+             "citations": [{"marker": 3, "quote": "Purchases of property, plant and equipment (PP&E) | (1,577)"}]}
+    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+    assert a.mode == "llm" and a.answer.endswith("[1]") and a.evidence[0].verified
+    assert any("corrected to [1]" in u["reason"] for u in a.unsupported)
+
+
 def test_the_compute_tool_runs_the_metric_code(acme, embedder):
     script = [
         {"tool_calls": [{"name": "compute", "arguments": {"metric": "free cash flow", "company": "Acme Widgets",
