@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 
 from rag.answer.extractive import _STOP, _stem
@@ -32,13 +33,15 @@ relying response""".split())
 _LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
 
 
-def _terms(text: str) -> list[str]:
-    """A label's or a question's words, stemmed; "Scope 1" is one word (scope1), not "scope"."""
+@lru_cache(maxsize=65536)
+def _terms(text: str) -> tuple[str, ...]:
+    """A label's or a question's words, stemmed; "Scope 1" is one word (scope1), not "scope" (cached: the same
+    labels are read for every question)."""
     text = re.sub(r"\b(scope|tier|level|category)\s*([1-9])\s*(?:and|\+|&|,)\s*([1-9])\b", r"\1\2 \1\3", text,
                   flags=re.I)
     text = re.sub(r"\b(scope|tier|level|category|phase|stage)\s*([1-9])\b", r"\1\2", text, flags=re.I)
     text = re.sub(r"['’]s\b", "", text)
-    return _all_terms(text, _LABEL_STOP)
+    return tuple(_all_terms(text, _LABEL_STOP))
 
 
 # words that make a row a part of a whole (stems): a row that has one the question does not ask for is a part
@@ -414,7 +417,7 @@ def scope_documents(ask: Ask, chunks: list[Candidate], docs: list[DocumentMeta])
 
 
 def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float],
-             quarter: str | None = None, asked: set[str] | None = None):
+             quarter: str | None = None, asked: set[str] | None = None, years: list[int] | None = None):
     """resolve(line item, year) → the fact a filing prints for it: the first of the item's labels that a row
     matches, that year's column, the period's own filing first, and the document (then the page) of the inputs
     already read, so that a ratio's inputs come from one set of statements."""
@@ -426,7 +429,9 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
         li = items[item]
         if item not in cache:
             words = " ".join(dict.fromkeys(w for lab, _ in li.labels for w in re.findall(r"[a-z0-9]+", lab)))
-            cache[item] = store.match_facts(words, document_ids=doc_ids, match_count=2000)
+            # the years asked and the one before each (an average balance, a change)
+            wanted = sorted({y for x in years for y in (x, x - 1)}) if years else None
+            cache[item] = store.match_facts(words, document_ids=doc_ids, fiscal_years=wanted, match_count=2000)
         best = None
         docs_used = {f.document_id for f in chosen if f.fiscal_year == year}
         pages_used = {f.page for f in chosen if f.fiscal_year == year}

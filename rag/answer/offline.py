@@ -233,7 +233,8 @@ def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta
                  ) -> tuple[Lead | None, str | None]:
     metric = ask.metric
     assert metric is not None
-    resolve = resolver(store, scope, docs, retrieved, ask.quarter, set(ask.terms))
+    span = list(range(min(ask.years), max(ask.years) + 1)) if ask.years else None
+    resolve = resolver(store, scope, docs, retrieved, ask.quarter, set(ask.terms), span)
     years = list(ask.years)
     average = bool(_AVERAGE.search(ask.question)) and len(years) >= 2
     if average or (len(years) == 2 and years[1] - years[0] > 1 and ask.change is False):
