@@ -542,6 +542,8 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
     if intro:
         return intro.rstrip(" :")[:200]
     for x in reversed(recent):
+        if x.rstrip().endswith("."):
+            continue  # the end of a sentence ("agreements."), not a title
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
             return x[:200]
