@@ -91,6 +91,86 @@ _INSTRUCTIONS = [re.compile(p, re.I) for p in (
     r"operations|income)\b")]
 
 
+_MONTH_NUM = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                           "dec"], 1)}
+_MONTH_RX = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_END_DATE = re.compile(rf"\b({_MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
+# the words that name a period rather than the measure: "the three months ended June 2, 2023", "the December
+# 2022 quarter", "the second quarter of fiscal 2023", "as of January 28, 2023"
+_PERIOD_PHRASE = re.compile(
+    rf"\b(?:(?:three|six|nine|twelve|3|6|9|12|13|26|39|52|53)[- ](?:months?|weeks?)|(?:fiscal )?(?:quarter|year|period)"
+    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{_MONTH_RX}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
+    rf"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\b|\bfirst half\b|\bhalf[- ]year\b",
+    re.I)
+
+
+def period_ends(question: str) -> list[tuple[int, int, int | None]]:
+    """The period ends a question names by date: (year, month, day or None) — "three months ended June 2, 2023",
+    "the December 2022 quarter", "as of January 28, 2023"."""
+    out = []
+    for m in _END_DATE.finditer(question):
+        month = _MONTH_NUM.get(m.group(1)[:3].lower())
+        if month:
+            out.append((int(m.group(3)), month, int(m.group(2)) if m.group(2) else None))
+    return list(dict.fromkeys(out))
+
+
+def span_of(question: str) -> str | None:
+    """The length of period a question asks: a quarter ("three months", "quarter", "Q2"), a half, nine months."""
+    if re.search(r"\b(nine|9)[- ]months?\b|\b39 weeks\b|\b9m\b|\bfirst nine\b", question, re.I):
+        return "9M"
+    if re.search(r"\b(six|6)[- ]months?\b|\b26 weeks\b|\bfirst half\b|\bh1\b|\bhalf[- ]year\b", question, re.I):
+        return "H1"
+    if re.search(r"\b(three|3)[- ]months?\b|\b13 weeks\b|\bquarter\b|\bq[1-4]\b|\b[1-4]q\b", question, re.I):
+        return "Q"
+    return None
+
+
+def _header_end(header: str) -> tuple[int, int, int | None] | None:
+    m = _END_DATE.search(header or "")
+    if not m or not _MONTH_NUM.get(m.group(1)[:3].lower()):
+        return None
+    return int(m.group(3)), _MONTH_NUM[m.group(1)[:3].lower()], int(m.group(2)) if m.group(2) else None
+
+
+def _span_ok(f: Fact, span: str | None) -> bool:
+    h = f.col_header or ""
+    if span == "Q":
+        return (f.fiscal_period or "").startswith("Q") or bool(re.search(r"three months|13 weeks|quarter", h, re.I))
+    if span == "H1":
+        return f.fiscal_period == "H1" or bool(re.search(r"six months|26 weeks", h, re.I))
+    if span == "9M":
+        return f.fiscal_period == "9M" or bool(re.search(r"nine months|39 weeks", h, re.I))
+    return True
+
+
+def dated_period_ok(f: Fact, ends: list[tuple[int, int, int | None]], span: str | None) -> bool | None:
+    """Whether a fact's column is the dated period asked: its header's date is the one named (a few days either
+    way: "June 2" and "June 3" end the same fiscal quarter a year apart), and its length the one asked. None when
+    the column names no date."""
+    end = _header_end(f.col_header)
+    if end is None:
+        return None
+    same = any(end[0] == y and end[1] == mo and (d is None or end[2] is None or abs(end[2] - d) <= 3)
+               for y, mo, d in ends)
+    return same and _span_ok(f, span)
+
+
+_PHYSICAL = ("kt CO2e", "Mt CO2e", "t CO2e", "GWh", "MWh", "kWh", "TJ", "GJ", "m3", "ML", "liters", "t")
+
+
+def asked_unit(question: str) -> str | None:
+    """The physical unit a question names ("in MWh", "(t CO2e)"), if any: what the answer should be in."""
+    from rag.ingest.facts import unit_of
+    u = unit_of(question)
+    return u if u in _PHYSICAL else None
+
+
+def _unit_covers(term: str, unit: str | None) -> bool:
+    """A question's word that the fact's unit says: "CO2e" in "t CO2e", "MWh"."""
+    return bool(unit) and term.lower().replace("₂", "2") in {w.lower() for w in unit.split()}
+
+
 def strip_instructions(question: str) -> str:
     """The question without the instructions around it ('Give a response … by relying on the cash flow
     statement', 'in USD millions', 'round to one decimal place')."""
@@ -116,6 +196,9 @@ class Ask:
     words: list[str] = field(default_factory=list)  # the question's own words for the measure (unstemmed)
     jargon: list[frozenset[str]] = field(default_factory=list)  # its terms filings write otherwise (capex, PP&E)
     weights: dict[str, float] = field(default_factory=dict)  # each measure word's weight (rarer among the rows: more)
+    ends: list[tuple[int, int, int | None]] = field(default_factory=list)  # period ends named by date
+    span: str | None = None  # the length of period asked: Q, H1, 9M (None: a year, or not said)
+    unit: str | None = None  # the unit the question names ("(MWh)", "in t CO2e"): a preference, not a label word
 
     @property
     def jargon_terms(self) -> set[str]:
@@ -125,23 +208,29 @@ class Ask:
     def of(cls, intent: QueryIntent) -> Ask:
         q = intent.question
         names = {t for n in intent.company_names + intent.companies + intent.company_terms for t in _terms(n)}
-        own = [t for t in dict.fromkeys(_terms(strip_instructions(intent.rewritten))) if t not in names
+        unit = asked_unit(q)
+        plain = _PERIOD_PHRASE.sub(" ", strip_instructions(intent.rewritten))
+        own = [t for t in dict.fromkeys(_terms(plain)) if t not in names
                and t not in _ASK_WORDS
                and not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)]
         expansion = {t for t in set(_terms(intent.text_query)) - set(_terms(intent.rewritten)) - names - _ASK_WORDS
                      if not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)}
         periods = periods_in(q)
+        named = periods_in(_END_DATE.sub(" ", q))  # "the December 2022 quarter (second quarter of fiscal 2023)"
+        if named and period_ends(q):
+            periods = named  # the fiscal period named beside a date is the one its columns are filed under
         years = sorted({p.year for p in periods}) or [y for y in intent.years if not intent.forward]
         quarter = next((p.quarter for p in periods if p.quarter), None)
         statement = next((k for k, rx in _STATEMENT_WORDS.items() if rx.search(q)), None)
-        plain = strip_instructions(intent.rewritten)
         words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
         extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
         words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]
         groups = [frozenset(_terms(m.group(0))) & set(own) for pat, _ in FINANCE_TERMS for m in pat.finditer(plain)]
         jargon = [g for g in groups if g]
+        ends = period_ends(strip_instructions(q))
         return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
-                   statement, q, intent.history, list(dict.fromkeys(words)), jargon)
+                   statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
+                   span=span_of(q) or ("Q" if quarter else None), unit=unit)
 
     @property
     def query(self) -> str:
@@ -179,7 +268,8 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
     jargon = ask.jargon_terms
     w = lambda t: ask.weights.get(t, 1.0)
-    hit = sum(w(t) * (1.0 if t in own or synonyms(t) & own else 0.5 if t in parents or synonyms(t) & parents else
+    hit = sum(w(t) * (1.0 if t in own or synonyms(t) & own or _unit_covers(t, f.unit) else
+                      0.5 if t in parents or synonyms(t) & parents else
                       0.25 if t in title else 0.8 * exp if t in jargon else 0.0) for t in want)
     recall = hit / sum(w(t) for t in want)
     label_words = [t for t in own if t not in _STOP]
@@ -188,10 +278,17 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     s = recall + 0.15 * precision
     reasons = [f"label covers {recall:.0%} of the measure's words"]
     period_ok = None
-    if ask.years:
+    dated = dated_period_ok(f, ask.ends, ask.span) if ask.ends else None
+    if dated is not None:
+        period_ok = dated  # "three months ended June 2, 2023": the column of that date and length
+        s += 0.25 if period_ok else -0.4
+    elif ask.years:
         targets = ask.years[-1:] if ask.change and len(ask.years) == 2 else ask.years
+        if ask.ends:  # a period named by its end date, in a column without one: its fiscal year may be the next
+            targets = sorted(set(targets) | {y + 1 for y in targets})
         period_ok = f.fiscal_year in targets and (ask.quarter is None or f.fiscal_period == ask.quarter) \
-            and (ask.quarter is not None or f.fiscal_period in ("FY", None))
+            and ((ask.quarter is not None or f.fiscal_period in ("FY", None)) if not ask.span or ask.quarter
+                 else _span_ok(f, ask.span))
         s += 0.25 if period_ok else -0.4
     elif f.is_change or f.fiscal_year is None:
         s -= 0.1
@@ -212,6 +309,8 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
         s -= 0.3  # pro forma, supplemental, guarantor tables: not the reported figure
     if f.unit == "%" and not _SHARE_Q.search(ask.question) and not ask.metric:
         s -= 0.2  # a share when a quantity is asked
+    if ask.unit and f.unit and f.unit != "%":
+        s += 0.1 if f.unit == ask.unit else -0.2  # "in MWh": not the kWh/m² intensity
     if f.chunk_id in retrieved:
         s += 0.1 * retrieved[f.chunk_id]
         reasons.append("its page was retrieved")

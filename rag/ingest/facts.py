@@ -318,13 +318,23 @@ def _kind_of(text: str) -> str | None:
     return None
 
 
+def _period_cell(cell: str) -> bool:
+    """A header cell that is only a period ("Q2 FY24", "FY2023", "2Q 2023", "H1 2023"): a column, not the stub."""
+    c = cell.strip()
+    return len(c.split()) <= 3 and bool(periods_in(c)) and not re.sub(
+        r"\b(q[1-4]|[1-4]q|h[12]|9m|ytd|fy\s?'?\d{2}|fy|fiscal|(?:19|20)\d{2})\b", "", c, flags=re.I).strip(" '")
+
+
 def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     """The columns of a table from its header rows (top first) and the short lines just above them
     ('Years ended December 31', 'Three Months Ended')."""
     cells = _cells(rows[-1])
-    first_is_column = bool(_YEAR.fullmatch(cells[0].strip())) or bool(_DATE.fullmatch(cells[0].strip()))
+    first_is_column = bool(_YEAR.fullmatch(cells[0].strip())) or bool(_DATE.fullmatch(cells[0].strip())) \
+        or _period_cell(cells[0])
     stub = "" if first_is_column else cells[0]
     cols = cells if first_is_column else cells[1:]
+    while cols and re.fullmatch(r"\s*units?\s*", cols[0], re.I):
+        stub, cols = f"{stub} {cols[0]}".strip(), cols[1:]  # "Key Figures | Unit | 2018 | …": the unit column
     texts = list(cols)
     for top in reversed(rows[:-1]):
         tc = _cells(top)
@@ -522,13 +532,36 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
 def _on_plain(t: _Table, text: str) -> None:
     """A short line without values: a unit under the header, a group label (the parent of the rows below it), or
     the first line of a wrapped label."""
-    if t.header is not None and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
+    group = group_label(text)
+    named = group != text and bool(re.search(r"[A-Za-z]{3,}", group))  # "Revenue ($ in millions)"
+    if t.header is not None and not named and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
         t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
         return
-    if t.header is not None and _short_plain(text.rstrip(":")) and not re.search(r"\d[\d,.]{2,}|[$€£%]", text) \
-            and not _DATE.search(text) and not re.match(rf"\s*{_MONTH}\s+\d", text, re.I):
-        t.parent_before, t.parent = t.parent, text.rstrip(":")
+    unit = re.search(r"\([^()]*\)\s*$", text)
+    if t.header is not None and unit and group and not text.endswith(group) and re.search(r"[A-Za-z]{3,}", group) \
+            and (scale_of(unit.group(0)) or unit_of(unit.group(0)) or currency_of(unit.group(0))):
+        t.unit_hint = f"{t.unit_hint} {unit.group(0)}".strip()  # "Revenue ($ in millions)": a group and its unit
+    if t.header is not None and group and _short_plain(group.rstrip(":")) \
+            and not re.search(r"\d[\d,.]{2,}|[$€£%]", group) \
+            and not _DATE.search(group) and not re.match(rf"\s*{_MONTH}\s+\d", group, re.I):
+        t.parent_before, t.parent = t.parent, group.rstrip(":")
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
+
+
+_GRI = re.compile(r"(?:\s+(?:GRI\s+)?\d{3}\s?[-–]\s?\d{1,2}(?:\s*[a-z])?,?)+\s*$")  # "… 305–1, 305–2, 305-5"
+
+
+def group_label(text: str) -> str:
+    """A group line's label without what is not its name: the unit in brackets at its end ("Revenue ($ in
+    millions)"), reporting-standard codes ("Energy Consumption in the Portfolio 302–1, 302–3") and footnote
+    marks ("Heating consumption in the portfolio 3)")."""
+    s = _GRI.sub("", text.strip())
+    s = re.sub(r"\s+\d{1,2}\)(?=\s|$)", "", s)
+    m = re.search(r"\s*\(([^()]*)\)\s*$", s)
+    if m and (scale_of(m.group(0)) or unit_of(m.group(1)) or currency_of(m.group(1))
+              or m.group(1).strip() in ("%", "in %")):
+        s = s[: m.start()]
+    return s.strip()
 
 
 def _title(recent: list[str], heading: str, intro: str = "") -> str:
@@ -626,6 +659,12 @@ def _facts_of_row(label: str, cells: list[Cell | None], row_text: str, t: _Table
     periods = [c for c in cols if not c.is_change]
     if not aligned and periods and len(cells) == len(periods) < len(cols):
         cols = periods  # the change columns left empty
+        aligned = True
+    if not aligned and cols and len(cells) == 2 * len(cols) and \
+            all(c is not None and c.unit == "%" for c in cells[1::2]) and \
+            any(c is not None and c.unit != "%" for c in cells[0::2]):
+        # "Net sales | $3,642 | 100.0 % | $3,507 | 100.0 %" under "2022 | 2021": each value with its share of sales
+        cells = cells[0::2]
         aligned = True
     if not aligned and cols and len(cells) > len(cols):
         # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns

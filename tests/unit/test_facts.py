@@ -173,3 +173,43 @@ def test_header_rows_and_labels():
     assert clean_label("Number of employees6, *") == "Number of employees"
     assert clean_label("Greenhouse gas emissions (Scope 3)5") == "Greenhouse gas emissions (Scope 3)"
     assert clean_label("Data Center . . . . . .") == "Data Center"
+
+
+def test_a_release_header_of_periods_a_group_with_its_unit_and_values_with_their_share():
+    """An earnings release prints "Q2 FY24 | Q2 FY23" with no stub cell, and "Revenue ($ in millions)" as the group
+    of the rows below it; an MD&A table prints each value beside its share of sales."""
+    q2 = DocContext(2024, "Q2", "10-Q")
+    facts = _facts("""
+        Q2 FY24 | Q2 FY23
+        Revenue ($ in millions)
+        Enterprise | $9,583 | $10,329
+        Domestic segment | $8,890 | $9,569
+    """, q2)
+    ent = _one(facts, "Enterprise", "Q2 FY2024")
+    assert (ent.label_path, ent.value, ent.unit, ent.scale) == ("Revenue › Enterprise", 9583, "USD", 1e6)
+    assert _one(facts, "Enterprise", "Q2 FY2023").value == 10329
+    facts = _facts("""
+        Three Months Ended December 31, | Six Months Ended December 31,
+        ($ in millions) | 2022 | 2021 | 2022 | 2021
+        Net sales | $3,642 | 100.0 % | $3,507 | 100.0 % | $7,354 | 100.0 % | $6,927 | 100.0 %
+        Gross profit | 662 | 18.2 % | 645 | 18.4 % | 1,330 | 18.1 % | 1,295 | 18.7 %
+    """, q2)
+    got = {(f.label, f.col_header): f.value for f in facts}
+    assert got[("Net sales", "Three Months Ended December 31, 2022")] == 3642
+    assert got[("Net sales", "Six Months Ended December 31, 2022")] == 7354
+    assert got[("Gross profit", "Six Months Ended December 31, 2021")] == 1295
+
+
+def test_a_kpi_section_line_with_reporting_codes_is_the_rows_group():
+    """"Fresh Water Consumption in the Portfolio 303–5" names the rows below it, without its GRI codes."""
+    facts = _facts("""
+        Key Figures | Unit | 2018 | 2019 | 2020
+        Fresh Water Consumption in the Portfolio 303–5
+        Water consumption | million m³ | 43.8 | 45.2 | 53.2
+        Total Emissions in the Portfolio 3) 305–1, 305–2, 305-5
+        Emissions in the portfolio | t CO2e | 1,049,766 | 1,176,496 | 1,021,319
+    """, DocContext(2020, "FY", "sustainability report"))
+    water = _one(facts, "Water consumption", "FY2020")
+    assert water.label_path == "Fresh Water Consumption in the Portfolio › Water consumption"
+    assert (water.value, water.unit) == (53.2, "m3")
+    assert _one(facts, "Emissions in the portfolio", "FY2020").label_path.startswith("Total Emissions in the Portfolio ›")
