@@ -27,7 +27,7 @@ percent percentage round rounded decimal places place units unit usd dollars eur
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
 fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
 size sizes big large small spent spend spending
-generate generated reach reached record recorded total overall level levels much many analyst public equities
+generate generated come came comes reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
 _LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
@@ -48,6 +48,9 @@ def _terms(text: str) -> tuple[str, ...]:
 _PART_WORDS = set(_all_terms("""other others domestic international foreign restricted unrestricted non-current
 noncurrent subscription product products services discontinued pro-forma forma intersegment eliminations corporate
 unallocated""", set()))
+_SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", re.I)
+_SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
+                                  "operations operating information financial data summary total", set()))
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
 
@@ -199,6 +202,7 @@ class Ask:
     ends: list[tuple[int, int, int | None]] = field(default_factory=list)  # period ends named by date
     span: str | None = None  # the length of period asked: Q, H1, 9M (None: a year, or not said)
     unit: str | None = None  # the unit the question names ("(MWh)", "in t CO2e"): a preference, not a label word
+    parts: list[str] = field(default_factory=list)  # named parts asked ("in Germany", "Commercial Airplanes")
 
     @property
     def jargon_terms(self) -> set[str]:
@@ -228,9 +232,13 @@ class Ask:
         groups = [frozenset(_terms(m.group(0))) & set(own) for pat, _ in FINANCE_TERMS for m in pat.finditer(plain)]
         jargon = [g for g in groups if g]
         ends = period_ends(strip_instructions(q))
+        from rag.answer.answerable import breakdown_terms, norm, part_forms
+        parts = breakdown_terms(q, {norm(w) for n in intent.company_names + intent.companies + intent.company_terms
+                                    for w in n.split()})
+        parts = [f for p in parts for f in part_forms(p)]
         return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
                    statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
-                   span=span_of(q) or ("Q" if quarter else None), unit=unit)
+                   span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts)
 
     @property
     def query(self) -> str:
@@ -249,6 +257,29 @@ class Scored:
     reasons: list[str] = field(default_factory=list)
 
 
+@lru_cache(maxsize=65536)
+def spells(label: str, term: str) -> bool:
+    """The label is the abbreviation spelled out: "Research and development" for R&D, "Selling, general and
+    administrative" for SG&A."""
+    letters = re.sub(r"[^a-z]", "", term.lower())
+    if len(letters) < 2 or "&" not in term and len(letters) > 4:
+        return False
+    words = [w for w in re.findall(r"[A-Za-z]+", label) if w.lower() not in ("and", "of", "the", "expenses",
+                                                                               "expense", "costs", "total", "net")]
+    return "".join(w[0].lower() for w in words) == letters
+
+
+def breakdown_column(f: Fact) -> bool:
+    """A column that names a part (a region, a segment), not a period."""
+    h = (f.col_header or "").strip()
+    return bool(h) and not f.is_change and not re.search(r"(19|20)\d{2}|\b(fy|q[1-4]|h[12]|months?|weeks?|year|"
+                                                          r"quarter|ended|change|%)\b", h, re.I)
+
+
+def _names(text: str, part: str) -> bool:
+    return bool(re.search(rf"\b{re.escape(part)}\b", text, re.I))
+
+
 def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
     """The row's own words, its parent rows' and its table title's."""
     own = set(_terms(f.label))
@@ -260,6 +291,8 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     """How well a fact answers: its label against the measure's words, its period against the one asked, whether
     retrieval found its passage, the statement named, the issuer asked."""
     own, parents, title = _label_terms(f)
+    if ask.parts and breakdown_column(f):
+        own = own | set(_terms(f.col_header))  # "Germany" in its column: the row's figure for that part
     want = [t for t in ask.terms]
     if not want:
         return Scored(f, 0.0, 0.0, None)
@@ -268,9 +301,10 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
     jargon = ask.jargon_terms
     w = lambda t: ask.weights.get(t, 1.0)
-    hit = sum(w(t) * (1.0 if t in own or synonyms(t) & own or _unit_covers(t, f.unit) else
+    hit = sum(w(t) * (1.0 if t in own or _unit_covers(t, f.unit) else 0.85 if synonyms(t) & own else
                       0.5 if t in parents or synonyms(t) & parents else
-                      0.25 if t in title else 0.8 * exp if t in jargon else 0.0) for t in want)
+                      0.25 if t in title else (1.0 if spells(f.label, t) else 0.8 * exp) if t in jargon else 0.0)
+              for t in want)
     recall = hit / sum(w(t) for t in want)
     label_words = [t for t in own if t not in _STOP]
     asked = set(want) | ask.expansion | {w for t in want for w in synonyms(t)}
@@ -292,6 +326,10 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
         s += 0.25 if period_ok else -0.4
     elif f.is_change or f.fiscal_year is None:
         s -= 0.1
+    if breakdown_column(f):  # "Germany" beside "2020": a part of the year's figure
+        s += 0.3 if any(_names(f.col_header, p) for p in ask.parts) else -0.15
+    if ask.parts and any(_names(f"{f.label_path} {f.table_title}", p) for p in ask.parts):
+        s += 0.15  # the part asked ("Commercial Airplanes", "Europe") in the row or its table
     if f.is_change and not ask.change:
         s -= 0.3
     if re.match(r"total\b", f.label, re.I):
@@ -300,6 +338,9 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     parts = {t for t in own if t in _PART_WORDS} - asked_all
     if parts:
         s -= 0.1  # a part the question does not ask for: "Direct energy use", "restricted cash", "Subscription"
+    if _SEGMENT.search(f"{f.table_title} {f.label_path}") and not _SEGMENT.search(ask.question) and \
+            not (set(_terms(f"{f.table_title} {f.label_path}")) - own - _SEGMENT_GENERIC) & asked_all:
+        s -= 0.15  # a segment's table ("Flexibles Segment", "Domestic Segment Results") when the whole is asked
     numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
     if numbered:
         s -= 1.0  # Scope 2 when Scope 1 is asked: another measure
@@ -335,7 +376,10 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
                ) -> list[Scored]:
     # jargon that some row's label writes itself ("EBITDA") is matched as written, not by the words for it
     labels = [set(_terms(f.label)) for f in facts]
-    jargon = [g for g in ask.jargon if not any(g <= lab for lab in labels)]
+    # … unless another row's label is the spelled-out term itself ("Research and development" beside
+    # "Capitalized R&D"): then both count
+    jargon = [g for g in ask.jargon if any(spells(f.label, t) for t in g for f in facts)
+              or not any(g <= lab for lab in labels)]
     # a word most rows have ("expense", "net") says less than one few rows have ("research")
     n = max(1, len(facts))
     df = {t: sum(1 for f in facts if t in set(_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
@@ -344,8 +388,9 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
     scored = [score_fact(f, ask, retrieved, docs) for f in facts]
     # the whole is larger than its parts: among rows of one table and period, and among rows of one label and
     # period in one document (a segment's total revenue before its subscription revenue)
+    company = lambda f: docs[f.document_id].company_key if f.document_id in docs else f.document_id
     for key in (lambda f: (f.chunk_id, f.fiscal_year, f.fiscal_period, f.unit),
-                lambda f: (f.document_id, norm_label(f.label), f.fiscal_year, f.fiscal_period, f.unit)):
+                lambda f: (company(f), norm_label(f.label), f.fiscal_year, f.fiscal_period, f.unit)):
         biggest: dict[tuple, float] = {}
         for x in scored:
             biggest[key(x.fact)] = max(biggest.get(key(x.fact), 0.0), abs(x.fact.scaled))
@@ -450,8 +495,14 @@ def lower_first(label: str) -> str:
 def _prior(f: Fact, row: list[Fact]) -> Fact | None:
     if f.fiscal_year is None:
         return None
-    return next((x for x in row if x.fiscal_year == f.fiscal_year - 1 and x.fiscal_period == f.fiscal_period
-                 and not x.is_change), None)
+    cands = [x for x in row if x.fiscal_year == f.fiscal_year - 1 and x.fiscal_period == f.fiscal_period
+             and not x.is_change and x.unit == f.unit]
+    group = lambda x: re.sub(r"\b(19|20)\d{2}\b|\bfy\s?'?\d{2}\b", "", x.col_header or "", flags=re.I).strip(" ,|")
+    same = [x for x in cands if group(x) == group(f)]
+    # a row with several column groups ("Net Sales 2018 | 2017 | PP&E 2018 | 2017"): the prior year of the same group
+    # (printed beside it: the nearest such column of the same row)
+    same.sort(key=lambda x: (x.row_text != f.row_text, abs(x.col - f.col)))
+    return same[0] if same else (cands[0] if len(cands) == 1 else None)
 
 
 def _scope(f: Fact) -> str:
@@ -543,7 +594,8 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")):
                 continue
             d = docs.get(f.document_id)
-            key = (0 if not docs_used or f.document_id in docs_used else 1,
+            key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
+                   0 if not docs_used or f.document_id in docs_used else 1,
                    0 if _statement(f) else 1,
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,
                    -len(set(_terms(f.label)) & (asked or set())),  # "market-based" when the question says so

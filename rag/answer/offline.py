@@ -14,7 +14,7 @@ from rag.answer.finalize import insufficient, place_figures
 from rag.answer.labels import document_label
 from rag.answer.lead import _terms as lead_terms
 from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
-                             fact_sentence, latest_year, resolver, same_row, scope_documents, strip_instructions,
+                             fact_sentence, latest_year, money, resolver, same_row, scope_documents, strip_instructions,
                              own_recall, possessive, synonyms, trend_sentence, who)
 from rag.answer.metrics import Computation, compute
 from rag.answer.model import Answer, Evidence
@@ -49,6 +49,7 @@ class Lead:
     parts: list[Lead] = field(default_factory=list)  # a comparison's leads, one per entity
     series: list[Computation] = field(default_factory=list)  # a metric over several years
     after_explanation: bool = False  # the question asks why: the explanation leads, the figure follows
+    rivals: list[Fact] = field(default_factory=list)  # other rows that match as well, with other values
     average: bool = False  # the question asks for the average over the years
 
 
@@ -87,7 +88,8 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
     papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
     if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
-        a = insufficient(r, missing_note or answerable.not_reported(ask, it.question, _who(ask, docs)))
+        a = insufficient(r, _missing_breakdown(None, scored_units, it, ask, docs) or missing_note or
+                         answerable.not_reported(ask, it.question, _who(ask, docs)))
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
     missing_part = _missing_breakdown(lead, scored_units, it, ask, docs)
@@ -207,7 +209,29 @@ def _best_of(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dic
         return None
     if exact_only and own_recall(best.fact, ask) < 0.99:
         return None  # a ratio the filing prints: the question's own words, not the filings' words for them
-    return _fact_lead(best, facts, ask, docs)
+    lead = _fact_lead(best, facts, ask, docs)
+    lead.rivals = rivals(best, scored)
+    if lead.rivals and lead.checks["measure"] == "match":
+        lead.checks["measure"] = "inferred"
+    return lead
+
+
+def rivals(best: Scored, scored: list[Scored]) -> list[Fact]:
+    """Other rows that match the question as well as the lead's, with another value: the answer picked one (the
+    whole before a segment's part, a statement before a discussion table) but cannot be sure of it."""
+    f = best.fact
+    out: list[Fact] = []
+    for x in scored[1:10]:
+        g = x.fact
+        if x.score < best.score - 0.12 or not x.exact or x.period_ok is False or g.unit != f.unit \
+                or g.fiscal_year != f.fiscal_year or g.fiscal_period != f.fiscal_period:
+            continue
+        if g.chunk_id == f.chunk_id and g.table_title == f.table_title and abs(g.scaled) < abs(f.scaled):
+            continue  # a part of the lead's whole, in its own table ("Direct energy use" under the total)
+        if abs(g.scaled - f.scaled) > 0.005 * max(abs(f.scaled), 1e-9) and \
+                all(abs(g.scaled - o.scaled) > 0.005 * max(abs(o.scaled), 1e-9) for o in out):
+            out.append(g)
+    return out[:2]
 
 
 def _joined(leads: list[Lead]) -> Lead:
@@ -300,20 +324,37 @@ def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask:
     company_words = {answerable.norm(w) for d in docs if d.company_key in ask.companies
                      for w in (d.company or "").split()} | {answerable.norm(w) for w in it.company_terms}
     parts = answerable.breakdown_terms(it.question, company_words)
-    if not parts:
-        return None
+    if not parts or not asks_figure(it, ask):
+        return None  # a chart or a description of a part is not refused for want of its figure
+    named = {t for p in parts for f in answerable.part_forms(p) for t in lead_terms(f)}
+    named |= set(lead_terms(" ".join(answerable.PART_NOUNS.findall(it.question))))
+    measure = {t for t in ask.terms if t not in named}
+    measure |= {w for t in measure for w in synonyms(t)}
     if lead is not None:
-        text = " ".join(f"{f.label_path} {f.col_header} {f.table_title} {f.row_text}" for f in lead.facts)
+        # the lead's row must be about the part and the measure ("of which in Duisburg and Dresden via customer
+        # service" is about Dresden, not its energy use)
+        text = " ".join(f"{f.label_path} {f.col_header} {f.table_title} {f.row_text}" for f in lead.facts
+                        if not measure or set(lead_terms(f"{f.label_path} {f.table_title}")) & measure)
     else:
-        text = " ".join(u.text for u in units[:5])
+        text = ""  # a passage must give the part's figure (below)
     lacking = [p for p in parts if not answerable.covers(text, p)]
     if not lacking:
         return None
-    if any(answerable.covers(u.text, p) and numbers(u.text) for u in units[:8] for p in lacking):
-        return None  # a passage gives the figure for that part
+    for u in units[:8]:
+        for sentence in re.split(r"(?<=[.;!?])\s+", u.text):
+            if any(answerable.covers(sentence, p) for p in lacking) and _figure_in(sentence) and \
+                    (not measure or set(lead_terms(sentence)) & measure):
+                return None  # a passage gives the figure for that part
     who = _who(ask, docs)
     return (f"the documents{' of ' + who if who else ''} do not break "
             f"{answerable.measure_words(ask, it.question)} down by {', '.join(lacking)}")
+
+
+def _figure_in(sentence: str) -> bool:
+    """A sentence states a figure: a number that is not a year (or a date's day)."""
+    return any(re.search(r"[\d,.]*\d", m) and not re.fullmatch(r"(19|20)\d{2}", m.strip("., "))
+               for m in re.findall(r"[$€£]?\d[\d,.]*\s?%?", sentence)
+               if not re.fullmatch(r"\d{1,2}", m.strip("., ")) or "%" in m)
 
 
 def _fetch_chunks(store, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta]) -> None:
@@ -507,6 +548,10 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
                        "the lead sentence was not found in its passage")
     for k in ("entity", "measure", "period"):
         state = lead.checks.get(k, "inferred")
+        if k == "measure" and lead.rivals:
+            reasons.append("measure: inferred (other rows match the question as well, with other values: " +
+                           "; ".join(f"{money(f)} on p. {f.page}" for f in lead.rivals) + ")")
+            continue
         reasons.append(f"{k}: {_CHECK_WORDS[k][state]}")
     states = list(lead.checks.values())
     if lead.after_explanation:

@@ -318,6 +318,10 @@ def _kind_of(text: str) -> str | None:
     return None
 
 
+_BY_PART = re.compile(r"\b((?:19|20)\d{2})\s+by\s+(?:region|country|countries|segment|business|division|site|"
+                      r"geograph\w*|market)", re.I)
+
+
 def _period_cell(cell: str) -> bool:
     """A header cell that is only a period ("Q2 FY24", "FY2023", "2Q 2023", "H1 2023"): a column, not the stub."""
     c = cell.strip()
@@ -351,6 +355,11 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     bare = [int(y) for c, d in zip(columns, dates) if d is None for y in _YEAR.findall(c.header)]
     for c, d in zip(columns, dates):
         _read_period(c, d, latest, context, doc, max(bare, default=None))
+    by = _BY_PART.search(f"{context} {' '.join(rows)}")
+    for c in columns:
+        if c.period is None and not c.is_change and by and re.search(r"[A-Za-z]{3,}", c.header):
+            # "2020 by region | Germany | Austria | Sweden": each region's column is of that year
+            c.fiscal_year, c.fiscal_period, c.period = int(by.group(1)), "FY", f"FY{by.group(1)}"
     for i, c in enumerate(columns):
         if re.search(r"%\s*of\b|\bas a percent(age)? of\b|\bof (net )?(sales|revenues?)\b", c.header, re.I) and i > 0:
             c.derived = c.header
@@ -497,7 +506,9 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
             continue
         if _is_prose(text):
             t, recent = _Table(), []  # prose ends the table
-            intro = text if text.rstrip().endswith(":") else ""  # "The following unaudited pro forma …:"
+            # the sentence that introduces the table: "The following unaudited pro forma …:", "Following are the
+            # supplemental consolidated financial results … on an unaudited pro forma basis."
+            intro = text if text.rstrip().endswith(":") or _INTRO.search(text) else ""
             continue
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
@@ -507,7 +518,10 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
 def _is_prose(text: str) -> bool:
     words = len(text.split())
     numeric = len(re.findall(r"(?<![\w.])\(?[$€£]?\d[\d,.]*", text))
-    return numeric < 3 and (words > _PROSE_WORDS or (text.rstrip().endswith(".") and words > 8))
+    # a long sentence with a few dates in it ("… as of the beginning of the fiscal year 2021 (i.e., December 27,
+    # 2020).") is prose too; a row has more values than that for its words
+    return (numeric < 3 or (words > 30 and numeric <= words / 8)) and \
+        (words > _PROSE_WORDS or (text.rstrip().endswith(".") and words > 8))
 
 
 def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: DocContext, intro: str = "") -> _Table:
@@ -548,6 +562,8 @@ def _on_plain(t: _Table, text: str) -> None:
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
 
+_INTRO = re.compile(r"^(?:the )?following (?:is|are|table)|\b(?:as follows|the table below|the following table)\b",
+                    re.I)
 _GRI = re.compile(r"(?:\s+(?:GRI\s+)?\d{3}\s?[-–]\s?\d{1,2}(?:\s*[a-z])?,?)+\s*$")  # "… 305–1, 305–2, 305-5"
 
 
@@ -569,11 +585,14 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
     introduces it ('The following table presents … :'), else the nearest line above it that is not a unit or a
     period, else the heading."""
     parts = [p.strip() for p in (heading or "").split("›") if p.strip()]
-    for x in list(reversed(recent)) + list(reversed(parts)):
+    for x in reversed(recent):
         if statement_of_title(x):
             return x[:200]
     if intro:
         return intro.rstrip(" :")[:200]
+    for x in reversed(parts):
+        if statement_of_title(x):
+            return x[:200]
     for x in reversed(recent):
         if x.rstrip().endswith("."):
             continue  # the end of a sentence ("agreements."), not a title
@@ -592,7 +611,8 @@ def _row(text: str, t: _Table, recent: list[str]) -> tuple[str, list[Cell | None
     else:
         label, vals = cells[0], cells[1:]
     label = re.sub(r"\s+", " ", label).strip(" :")
-    if t.pending_label and label and (label[0] in "(" or label[0].islower()) and first is None:
+    if t.pending_label and label and first is None and (label[0] in "(" or label[0].islower() or re.search(
+            r"\b(per|of|from|in|at|to|for|and|by|with)$", t.pending_label.rstrip(":"), re.I)):
         # a label wrapped onto a second line: "Share of electric-powered vehicles sold" / "(ITS segment) | 91.1 %"
         if t.parent == t.pending_label.rstrip(":"):
             t.parent = t.parent_before

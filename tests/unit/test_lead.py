@@ -129,3 +129,62 @@ def test_a_comparison_states_the_difference():
     computed = []
     text = compare_sentence(facts, {3: adobe, 4: amd}, computed)
     assert text == "Advanced Micro Devices' figure is $2,018 million higher than Adobe's (1.7×)."
+
+
+def test_a_period_named_by_its_end_date_or_length_matches_its_column():
+    """"The three months ended June 2, 2023" is the column of that date and length, whatever fiscal quarter it is;
+    the period's words are not the measure's."""
+    ask = _ask("Adobe Digital Media revenue for the three months ended June 2, 2023?")
+    assert ask.terms == ["digital", "media", "revenue"] and ask.ends == [(2023, 6, 2)] and ask.span == "Q"
+    quarter = _fact(1, "Total Digital Media revenue", 3511, 2023, fp="Q2", period="Q2 FY2023")
+    quarter.col_header = "Three Months Ended June 2, 2023"
+    half = _fact(2, "Total Digital Media revenue", 6906, 2023, fp="H1", period="H1 FY2023")
+    half.col_header = "Six Months Ended June 2, 2023"
+    year_before = _fact(3, "Total Digital Media revenue", 3200, 2022, fp="Q2", period="Q2 FY2022")
+    year_before.col_header = "Three Months Ended June 3, 2022"
+    top = best_facts([half, year_before, quarter], ask, {}, {1: BOEING})[0]
+    assert top.fact.value == 3511 and top.period_ok
+    # a fiscal period named beside the date is the one the columns are filed under
+    ask = _ask("Boeing net sales in the December 2022 quarter (second quarter of fiscal 2023)?")
+    assert ask.years == [2023] and ask.quarter == "Q2" and ask.ends == [(2022, 12, None)]
+
+
+def test_a_unit_the_question_names_and_a_part_it_asks_for():
+    ask = _ask("Boeing energy consumption in the portfolio 2020 (MWh)?")
+    assert ask.unit == "MWh"
+    total = _fact(1, "Energy consumption", 4548951, 2020, unit="MWh", scale=1, title="Key figures")
+    intensity = _fact(2, "Energy consumption per unit", 10.8, 2020, unit="kWh", scale=1, title="Key figures")
+    assert best_facts([intensity, total], ask, {}, {1: BOEING})[0].fact.value == 4548951
+    ask = _ask("What were Boeing's emissions in Germany in 2020?")
+    assert ask.parts == ["Germany", "german"]  # its names: "German emissions" is the same part
+    whole = _fact(1, "Emissions in the portfolio", 1021319, 2020, unit="t CO2e", scale=1, title="Key figures")
+    germany = _fact(2, "Emissions in the portfolio", 899333, 2020, unit="t CO2e", scale=1, title="Key figures")
+    germany.col_header = "Germany"
+    assert best_facts([whole, germany], ask, {}, {1: BOEING})[0].fact.value == 899333
+
+
+def test_the_spelled_out_term_is_the_jargon_and_a_segment_table_is_a_part():
+    ask = _ask("How much did Boeing spend on R&D in 2022?")
+    spelled = _fact(1, "Research and development", 5005, 2022)
+    capitalized = _fact(2, "Capitalized R&D", 943, 2022, title="Deferred tax assets")
+    assert best_facts([capitalized, spelled], ask, {}, {1: BOEING})[0].fact.value == 5005
+    ask = _ask("What adjusted EBIT did Boeing report for fiscal 2022?")
+    segment = _fact(1, "Adjusted EBIT", 1429, 2022, title="Flexibles Segment")
+    whole = _fact(2, "Adjusted EBIT", 1608, 2022, title="Reconciliation of net income to Adjusted EBIT", chunk=11)
+    assert best_facts([segment, whole], ask, {}, {1: BOEING})[0].fact.value == 1608
+
+
+def test_the_named_parts_a_question_asks_for():
+    from rag.answer.answerable import breakdown_terms
+    company = {"adobe", "amcor", "kion", "3m", "best", "buy"}
+    parts = lambda q: breakdown_terms(q, company)
+    assert parts("How much revenue did Best Buy generate in Texas in fiscal 2023?") == ["Texas"]
+    assert parts("What were Amcor's net sales to PepsiCo in fiscal 2023?") == ["PepsiCo"]
+    assert parts("How much revenue did Adobe's Photoshop product generate in fiscal 2022?") == ["Photoshop"]
+    assert parts("What were KION's Scope 1 emissions at its Aschaffenburg plant in 2023?") == ["Aschaffenburg"]
+    assert parts("How much did 3M's Post-it Notes sales amount to in 2022?") == ["Post-it Notes"]
+    assert parts("What were Adobe's Japanese revenues in fiscal 2022?") == ["Japan"]
+    # measures, periods, acronyms and the company itself are not parts
+    assert parts("What Was AMCOR's Adjusted Non GAAP EBITDA for FY 2023") == []
+    assert parts("What is the FY2018 capital expenditure amount (in USD millions) for 3M?") == []
+    assert parts("What were KION's Scope 1 emissions in the EMEA region in 2023?") == []
