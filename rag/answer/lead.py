@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from rag.answer.extractive import _STOP, _stem
 from rag.answer.extractive import _terms as _all_terms
 from rag.answer.labels import short_company
+from rag.answer.parts import breakdown_terms, part_forms
+from rag.issuers import norm
 from rag.answer.metrics import (Computation, Metric, compute, format_metric, growth, label_rank, line_items,
                                 metric_of, norm_label)
 from rag.domain import periods_in
@@ -27,7 +29,7 @@ percent percentage round rounded decimal places place units unit usd dollars eur
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
 fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
 size sizes big large small spent spend spending
-generate generated come came comes reach reached record recorded total overall level levels much many analyst public equities
+generate generated come came comes across reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
 _LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
@@ -51,6 +53,7 @@ unallocated""", set()))
 _SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", re.I)
 _SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
                                   "operations operating information financial data summary total", set()))
+_EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
 
@@ -58,7 +61,8 @@ _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proporti
 SYNONYMS = {"consum": "use consumption", "consumpt": "use consumed", "revenu": "sales", "sale": "revenue",
             "earn": "income", "profit": "income earnings", "headcount": "employees", "workforc": "employees",
             "staff": "employees", "employ": "employees", "people": "employees", "cost": "expenses",
-            "expens": "costs", "spend": "expenditure expenses"}
+            "expens": "costs", "spend": "expenditure expenses",
+            "oper": "organization"}  # "its own operations": GRI's "within the organization"
 
 
 def synonym_words(term: str) -> list[str]:
@@ -171,7 +175,7 @@ def asked_unit(question: str) -> str | None:
 
 def _unit_covers(term: str, unit: str | None) -> bool:
     """A question's word that the fact's unit says: "CO2e" in "t CO2e", "MWh"."""
-    return bool(unit) and term.lower().replace("₂", "2") in {w.lower() for w in unit.split()}
+    return unit is not None and term.lower().replace("₂", "2") in {w.lower() for w in unit.split()}
 
 
 def strip_instructions(question: str) -> str:
@@ -232,7 +236,6 @@ class Ask:
         groups = [frozenset(_terms(m.group(0))) & set(own) for pat, _ in FINANCE_TERMS for m in pat.finditer(plain)]
         jargon = [g for g in groups if g]
         ends = period_ends(strip_instructions(q))
-        from rag.answer.answerable import breakdown_terms, norm, part_forms
         parts = breakdown_terms(q, {norm(w) for n in intent.company_names + intent.companies + intent.company_terms
                                     for w in n.split()})
         parts = [f for p in parts for f in part_forms(p)]
@@ -287,6 +290,62 @@ def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
     return own, parents, set(_terms(f.table_title)) - own - parents
 
 
+def _period_fit(f: Fact, ask: Ask) -> tuple[bool | None, float]:
+    """Whether the fact's column is the period asked (None: none asked), and what that adds to its score."""
+    dated = dated_period_ok(f, ask.ends, ask.span) if ask.ends else None
+    if dated is not None:
+        return dated, (0.25 if dated else -0.4)  # "three months ended June 2, 2023": that date's column and length
+    if not ask.years:
+        return None, (-0.1 if f.is_change or f.fiscal_year is None else 0.0)
+    targets = ask.years[-1:] if ask.change and len(ask.years) == 2 else ask.years
+    if ask.ends and ask.span:  # a quarter named by its end date, in a column without one: its fiscal year
+        targets = sorted(set(targets) | {y + 1 for y in targets})  # may be the next (Best Buy's July quarter)
+    elif ask.ends and any(mo <= 3 for _, mo, _ in ask.ends):
+        targets = sorted(set(targets) | {y - 1 for y in targets})  # a year ended in January: named either way
+    ok = f.fiscal_year in targets and (ask.quarter is None or f.fiscal_period == ask.quarter) \
+        and ((ask.quarter is not None or f.fiscal_period in ("FY", None)) if not ask.span or ask.quarter
+             else _span_ok(f, ask.span))
+    return ok, (0.25 if ok else -0.4)
+
+
+def _kind_fit(f: Fact, ask: Ask, own: set[str], parents: set[str], title: set[str]) -> float:
+    """Whether the row is the kind of figure asked: the part named (or the whole), not a change column, not a
+    segment's or a pro forma table, not another Scope, the unit asked."""
+    s = 0.0
+    if breakdown_column(f):  # "Germany" beside "2020": a part of the year's figure
+        s += 0.3 if any(_names(f.col_header, p) for p in ask.parts) else -0.15
+    if ask.parts and any(_names(f"{f.label_path} {f.table_title}", p) for p in ask.parts):
+        s += 0.15  # the part asked ("Commercial Airplanes", "Europe") in the row or its table
+    if f.is_change and not ask.change:
+        s -= 0.3
+    if re.match(r"total\b", f.label, re.I):
+        s += 0.05  # the whole, unless a part is asked (a part's own words then win on recall)
+    asked_all = set(ask.terms) | ask.expansion
+    parts = {t for t in own if t in _PART_WORDS} - asked_all
+    if parts:
+        s -= 0.1  # a part the question does not ask for: "Direct energy use", "restricted cash", "Subscription"
+    elif {t for t in title | parents if t in _PART_WORDS} - asked_all:
+        s -= 0.05  # … or a table of parts ("Subscription revenue by segment")
+    if _SEGMENT.search(f"{f.table_title} {f.label_path}") and not _SEGMENT.search(ask.question) and \
+            not (set(_terms(f"{f.table_title} {f.label_path}")) - own - _SEGMENT_GENERIC) & asked_all:
+        s -= 0.15  # a segment's table ("Flexibles Segment", "Domestic Segment Results") when the whole is asked
+    for a, b in _EXCLUSIVE:
+        if (a in asked_all and b in own) or (b in asked_all and a in own):
+            s -= 0.5  # market-based when location-based is asked, basic when diluted is
+    numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
+    if numbered:
+        s -= 1.0  # Scope 2 when Scope 1 is asked: another measure
+    if statement_of_title(f.table_title):
+        s += 0.05  # a primary statement's figure before a discussion table's
+    if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path):
+        s -= 0.3  # pro forma, supplemental, guarantor tables: not the reported figure
+    if f.unit == "%" and not _SHARE_Q.search(ask.question) and not ask.metric:
+        s -= 0.2  # a share when a quantity is asked
+    if ask.unit and f.unit and f.unit != "%":
+        s += 0.1 if f.unit == ask.unit else -0.2  # "in MWh": not the kWh/m² intensity
+    return s
+
+
 def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]) -> Scored:
     """How well a fact answers: its label against the measure's words, its period against the one asked, whether
     retrieval found its passage, the statement named, the issuer asked."""
@@ -311,47 +370,9 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     precision = len([t for t in label_words if t in asked]) / max(1, len(label_words))
     s = recall + 0.15 * precision
     reasons = [f"label covers {recall:.0%} of the measure's words"]
-    period_ok = None
-    dated = dated_period_ok(f, ask.ends, ask.span) if ask.ends else None
-    if dated is not None:
-        period_ok = dated  # "three months ended June 2, 2023": the column of that date and length
-        s += 0.25 if period_ok else -0.4
-    elif ask.years:
-        targets = ask.years[-1:] if ask.change and len(ask.years) == 2 else ask.years
-        if ask.ends:  # a period named by its end date, in a column without one: its fiscal year may be the next
-            targets = sorted(set(targets) | {y + 1 for y in targets})
-        period_ok = f.fiscal_year in targets and (ask.quarter is None or f.fiscal_period == ask.quarter) \
-            and ((ask.quarter is not None or f.fiscal_period in ("FY", None)) if not ask.span or ask.quarter
-                 else _span_ok(f, ask.span))
-        s += 0.25 if period_ok else -0.4
-    elif f.is_change or f.fiscal_year is None:
-        s -= 0.1
-    if breakdown_column(f):  # "Germany" beside "2020": a part of the year's figure
-        s += 0.3 if any(_names(f.col_header, p) for p in ask.parts) else -0.15
-    if ask.parts and any(_names(f"{f.label_path} {f.table_title}", p) for p in ask.parts):
-        s += 0.15  # the part asked ("Commercial Airplanes", "Europe") in the row or its table
-    if f.is_change and not ask.change:
-        s -= 0.3
-    if re.match(r"total\b", f.label, re.I):
-        s += 0.05  # the whole, unless a part is asked (a part's own words then win on recall)
-    asked_all = set(want) | ask.expansion
-    parts = {t for t in own if t in _PART_WORDS} - asked_all
-    if parts:
-        s -= 0.1  # a part the question does not ask for: "Direct energy use", "restricted cash", "Subscription"
-    if _SEGMENT.search(f"{f.table_title} {f.label_path}") and not _SEGMENT.search(ask.question) and \
-            not (set(_terms(f"{f.table_title} {f.label_path}")) - own - _SEGMENT_GENERIC) & asked_all:
-        s -= 0.15  # a segment's table ("Flexibles Segment", "Domestic Segment Results") when the whole is asked
-    numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
-    if numbered:
-        s -= 1.0  # Scope 2 when Scope 1 is asked: another measure
-    if statement_of_title(f.table_title):
-        s += 0.05  # a primary statement's figure before a discussion table's
-    if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path):
-        s -= 0.3  # pro forma, supplemental, guarantor tables: not the reported figure
-    if f.unit == "%" and not _SHARE_Q.search(ask.question) and not ask.metric:
-        s -= 0.2  # a share when a quantity is asked
-    if ask.unit and f.unit and f.unit != "%":
-        s += 0.1 if f.unit == ask.unit else -0.2  # "in MWh": not the kWh/m² intensity
+    period_ok, ds = _period_fit(f, ask)
+    s += ds
+    s += _kind_fit(f, ask, own, parents, title)
     if f.chunk_id in retrieved:
         s += 0.1 * retrieved[f.chunk_id]
         reasons.append("its page was retrieved")

@@ -164,7 +164,7 @@ def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, Docum
         return None, None
     # a comparison of companies on a measure wants each one's figure
     numeric = asks_figure(r.intent, ask) or (len(ask.companies) > 1 and not r.intent.explain)
-    years = sorted(set(ask.years) | {y - 1 for y in ask.years} | {y + 1 for y in ask.years if ask.ends}) \
+    years = sorted(set(ask.years) | {y - 1 for y in ask.years} | {y + 1 for y in ask.years if ask.ends and ask.span}) \
         if ask.years else None
     facts = store.match_facts(ask.query, document_ids=scope, fiscal_years=years, match_count=400) \
         if ask.query else []

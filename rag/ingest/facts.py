@@ -230,7 +230,7 @@ def is_header_row(line: str) -> bool:
     if " | " not in line:
         return False
     cells = _cells(line)
-    rest = [c for c in cells[1:] if c]
+    rest = [re.sub(r"\s?\(\d\)$|\s?\*+$", "", c) for c in cells[1:] if c]  # "2016(3)": a footnote mark
     if not rest or re.search(r"\d,\d{3}|\$\s?\d", line):
         return False
     periodish = sum(bool(_PERIOD_WORD.search(c) or _CHANGE.search(c)) for c in rest)
@@ -333,8 +333,8 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     """The columns of a table from its header rows (top first) and the short lines just above them
     ('Years ended December 31', 'Three Months Ended')."""
     cells = _cells(rows[-1])
-    first_is_column = bool(_YEAR.fullmatch(cells[0].strip())) or bool(_DATE.fullmatch(cells[0].strip())) \
-        or _period_cell(cells[0])
+    first = re.sub(r"\s?\(\d\)|\s?\d\)$|\s?\*+$", "", cells[0].strip())  # "2019(1)": a footnote mark
+    first_is_column = bool(_YEAR.fullmatch(first)) or bool(_DATE.fullmatch(first)) or _period_cell(first)
     stub = "" if first_is_column else cells[0]
     cols = cells if first_is_column else cells[1:]
     while cols and re.fullmatch(r"\s*units?\s*", cols[0], re.I):
@@ -529,8 +529,9 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
     table."""
     if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
         t.header_rows.append(text)
-    elif t.header_rows and text == t.header_rows[-1]:
-        return t
+    elif t.header_rows and text == t.header_rows[-1] and \
+            not any(x.rstrip().endswith(":") or _INTRO.search(x) for x in recent[1:]):
+        return t  # the same header again: the table goes on (unless a line introduced another table)
     else:
         t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading, intro),
                    unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
@@ -562,8 +563,7 @@ def _on_plain(t: _Table, text: str) -> None:
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
 
-_INTRO = re.compile(r"^(?:the )?following (?:is|are|table)|\b(?:as follows|the table below|the following table)\b",
-                    re.I)
+_INTRO = re.compile(r"^(?:the )?following (?:is|are|table)|\b(?:as follows|the table below|the following)\b", re.I)
 _GRI = re.compile(r"(?:\s+(?:GRI\s+)?\d{3}\s?[-–]\s?\d{1,2}(?:\s*[a-z])?,?)+\s*$")  # "… 305–1, 305–2, 305-5"
 
 

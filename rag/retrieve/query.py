@@ -115,7 +115,10 @@ _DATES = [  # "July 1, 2022", "1st July 2022", "1 of July, 2022", "2022-07-01"
 ]
 # "What drove …", "why did …": asks for the narrative. ("… and explain why." asks to justify an answer.)
 _EXPLAIN = re.compile(r"\b(what (drove|drives|caused|causes|led to|contributed to)|why (did|does|do|is|are|was|were|has|have)\b|"
-                      r"reasons? (for|behind)|drivers? (of|behind)|driven by|attributable to|factors? behind)", re.I)
+                      r"reasons? (for|behind)|drivers? (of|behind)|driven by|factors? behind|"
+                      # "… attributable to?" asks why; "net income attributable to 3M" names a measure
+                      r"attributable to(?!\s+(?:the\s+)?(?:company|common|non-?controlling|shareholders|stockholders|"
+                      r"owners|parent|equity|(?-i:[A-Z0-9])\S*)))", re.I)
 _HISTORY = re.compile(r"\b(historically|historical|each year|every year|annual(ly)?|over the (past|last) \w+ years|"
                       r"trends?|year[- ]over[- ]year|multi-?year)\b", re.I)
 # Kinds of question → the parts of a 10-K / 10-Q that answer them (matched by heading name, see rerank).

@@ -175,7 +175,7 @@ def test_the_spelled_out_term_is_the_jargon_and_a_segment_table_is_a_part():
 
 
 def test_the_named_parts_a_question_asks_for():
-    from rag.answer.answerable import breakdown_terms
+    from rag.answer.parts import breakdown_terms
     company = {"adobe", "amcor", "kion", "3m", "best", "buy"}
     parts = lambda q: breakdown_terms(q, company)
     assert parts("How much revenue did Best Buy generate in Texas in fiscal 2023?") == ["Texas"]
