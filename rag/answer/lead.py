@@ -543,19 +543,28 @@ def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[
     """The lead ('Adobe's operating margin was 34.6% in FY2022 [1].') and the formula with every input cited
     ('Operating margin = operating income 6,098 / revenue 17,606 = 34.6% [1][2].')."""
     owner = possessive(who(d))
-    when = f"in FY{c.year}" if c.year else ""
+    fp = next((f.fiscal_period for f in c.facts if f.fiscal_period and f.fiscal_period != "FY"), None)
+    when = (f"in {fp} FY{c.year}" if fp else f"in FY{c.year}") if c.year else ""  # a quarter's margin is the quarter's
     cites = "".join(f"[{markers[f.chunk_id]}]" for f in _unique_chunks(c.facts) if f.chunk_id in markers)
     lead = f"{owner}{c.metric.name} was {c.formatted()} {when} {cites}".replace("  ", " ").strip() + "."
     lead = lead[0].upper() + lead[1:]
     expr = c.metric.formula
-    for name, inp in sorted(c.inputs.items(), key=lambda kv: -len(kv[0])):
-        shown = f"{name.replace('_', ' ')} {_plain(inp.value, inp.facts[0])}"
-        expr = re.sub(rf"avg\({name}\)", f"average {shown}", expr)
-        expr = re.sub(rf"\b{name}\b", shown, expr)
+    shown: dict[str, str] = {}
+    averages: list[str] = []
     for name in c.metric.inputs:
-        if name not in c.inputs:  # an optional input the filing does not have
-            expr = re.sub(rf"\b{name}\b", f"{name.replace('_', ' ')} 0", expr)
-    formula = f"{c.metric.name.capitalize()} = {expr} = {c.formatted()} {cites}".strip() + "."
+        inp = c.inputs.get(name)
+        if inp is None:  # an optional input the filing does not have
+            shown[name] = shown[f"avg({name})"] = f"{name.replace('_', ' ')} 0"
+            continue
+        shown[name] = f"{name.replace('_', ' ')} {_plain(inp.value, inp.facts[0])}"
+        shown[f"avg({name})"] = f"average {shown[name]}"
+        if len(inp.facts) == 2 and f"avg({name})" in expr:
+            pair = " + ".join(_plain(f.value * (f.scale or 1.0), f) for f in inp.facts)
+            averages.append(f"average {name.replace('_', ' ')} = ({pair}) / 2")
+    # one pass, so that a name inside an input already written out is not written out again
+    expr = re.sub(r"avg\((\w+)\)|\b(\w+)\b", lambda m: shown.get(m.group(0), m.group(0)), expr)
+    formula = f"{c.metric.name.capitalize()} = {expr} = {c.formatted()} {cites}".strip() + \
+        ("; " + "; ".join(averages) if averages else "") + "."
     return lead, formula
 
 

@@ -42,7 +42,9 @@ def breakdown_terms(question: str, company_words: set[str]) -> list[str]:
     """The named parts a question asks the figure for ('revenue in Texas' → ['Texas'], 'net sales to PepsiCo' →
     ['PepsiCo'], 'Canadian revenue' → ['Canada']): not periods, not measures, not the company."""
     out = []
-    found = [m.group(1) for rx in (_WHERE, _NAMED_PART, _OWN_PART) for m in rx.finditer(question)]
+    # a reportable segment ("in its Domestic segment") is a part every filing of the company reports
+    found = [m.group(1) for rx in (_WHERE, _NAMED_PART, _OWN_PART) for m in rx.finditer(question)
+             if not re.match(r"\s+(?:reportable\s+|operating\s+|business\s+)?segments?\b", question[m.end(1):], re.I)]
     found += [_DEMONYMS[m.group(1).lower()] for m in _DEMONYM.finditer(question)]
     for phrase in found:
         words = [_DEMONYMS.get(w.lower(), w) for w in phrase.split() if _part_word(w, company_words)]

@@ -556,7 +556,7 @@ def _on_plain(t: _Table, text: str) -> None:
     if t.header is not None and unit and group and not text.endswith(group) and re.search(r"[A-Za-z]{3,}", group) \
             and (scale_of(unit.group(0)) or unit_of(unit.group(0)) or currency_of(unit.group(0))):
         t.unit_hint = f"{t.unit_hint} {unit.group(0)}".strip()  # "Revenue ($ in millions)": a group and its unit
-    if t.header is not None and group and _short_plain(group.rstrip(":")) \
+    if t.header is not None and group and _short_plain(group.rstrip(":")) and not re.fullmatch(r"\(.*\)", group) \
             and not re.search(r"\d[\d,.]{2,}|[$€£%]", group) \
             and not _DATE.search(group) and not re.match(rf"\s*{_MONTH}\s+\d", group, re.I):
         t.parent_before, t.parent = t.parent, group.rstrip(":")
@@ -590,12 +590,17 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
             return x[:200]
     if intro:
         return intro.rstrip(" :")[:200]
+    for x in reversed(recent):
+        if len(x.split()) > 4 and x.rstrip().endswith(":"):
+            return x.rstrip(" :")[:200]  # "Subscription revenue by segment … were as follows:"
     for x in reversed(parts):
         if statement_of_title(x):
             return x[:200]
     for x in reversed(recent):
         if x.rstrip().endswith("."):
             continue  # the end of a sentence ("agreements."), not a title
+        if re.fullmatch(r"[\W\d]*(?:change|chg\.?|variance|increase|decrease|vs\.?)[\W\d]*", x, re.I):
+            continue  # "% Change": a column's name, not the table's
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
             return x[:200]
