@@ -29,7 +29,7 @@ percent percentage round rounded decimal places place units unit usd dollars eur
 fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
 fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
 size sizes big large small spent spend spending
-generate generated come came comes across reach reached record recorded total overall level levels much many analyst public equities
+generate generated come came comes across versus vs reach reached record recorded total overall level levels much many analyst public equities
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
 _LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
@@ -207,6 +207,8 @@ class Ask:
     span: str | None = None  # the length of period asked: Q, H1, 9M (None: a year, or not said)
     unit: str | None = None  # the unit the question names ("(MWh)", "in t CO2e"): a preference, not a label word
     parts: list[str] = field(default_factory=list)  # named parts asked ("in Germany", "Commercial Airplanes")
+    dated: bool = False  # the years asked are the calendar years of dates, not fiscal years the question names
+    dated_as: frozenset = frozenset()  # the (fiscal year, period) the filings file those dates under
 
     @property
     def jargon_terms(self) -> set[str]:
@@ -227,6 +229,7 @@ class Ask:
         named = periods_in(_END_DATE.sub(" ", q))  # "the December 2022 quarter (second quarter of fiscal 2023)"
         if named and period_ends(q):
             periods = named  # the fiscal period named beside a date is the one its columns are filed under
+        dated = bool(period_ends(q)) and not named
         years = sorted({p.year for p in periods}) or [y for y in intent.years if not intent.forward]
         quarter = next((p.quarter for p in periods if p.quarter), None)
         statement = next((k for k, rx in _STATEMENT_WORDS.items() if rx.search(q)), None)
@@ -241,7 +244,7 @@ class Ask:
         parts = [f for p in parts for f in part_forms(p)]
         return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
                    statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
-                   span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts)
+                   span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts, dated=dated)
 
     @property
     def query(self) -> str:
@@ -292,19 +295,25 @@ def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
 
 def _period_fit(f: Fact, ask: Ask) -> tuple[bool | None, float]:
     """Whether the fact's column is the period asked (None: none asked), and what that adds to its score."""
-    dated = dated_period_ok(f, ask.ends, ask.span) if ask.ends else None
+    ends = sorted(ask.ends)[-1:] if ask.change and len(ask.ends) == 2 else ask.ends  # a change: the later figure
+    dated = dated_period_ok(f, ends, ask.span) if ends else None
     if dated is not None:
         return dated, (0.25 if dated else -0.4)  # "three months ended June 2, 2023": that date's column and length
     if not ask.years:
         return None, (-0.1 if f.is_change or f.fiscal_year is None else 0.0)
     targets = ask.years[-1:] if ask.change and len(ask.years) == 2 else ask.years
-    if ask.ends and ask.span:  # a quarter named by its end date, in a column without one: its fiscal year
+    if ask.dated and ask.span:  # a quarter named by its end date, in a column without one: its fiscal year
         targets = sorted(set(targets) | {y + 1 for y in targets})  # may be the next (Best Buy's July quarter)
-    elif ask.ends and any(mo <= 3 for _, mo, _ in ask.ends):
+    elif ask.dated and any(mo <= 3 for _, mo, _ in ask.ends):
         targets = sorted(set(targets) | {y - 1 for y in targets})  # a year ended in January: named either way
     ok = f.fiscal_year in targets and (ask.quarter is None or f.fiscal_period == ask.quarter) \
         and ((ask.quarter is not None or f.fiscal_period in ("FY", None)) if not ask.span or ask.quarter
              else _span_ok(f, ask.span))
+    if ask.dated_as:  # the filings' dated columns say which fiscal period the date ends
+        ok = (f.fiscal_year, f.fiscal_period) in ask.dated_as
+        return ok, (0.25 if ok else -0.4)
+    if ask.dated:  # a period named by its date, a column named by its fiscal period: which one it is is inferred
+        return (None, 0.1) if ok else (False, -0.4)
     return ok, (0.25 if ok else -0.4)
 
 
@@ -404,8 +413,14 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
     # a word most rows have ("expense", "net") says less than one few rows have ("research")
     n = max(1, len(facts))
     df = {t: sum(1 for f in facts if t in set(_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
-    weights = {t: math.log(1 + n / (1 + df[t])) for t in ask.terms}
-    ask = replace(ask, jargon=jargon, weights=weights)
+    weights = {t: math.log(1 + n / (1 + df[t])) for t in ask.terms if df[t]}
+    # a word no candidate row has tells no row from another: it weighs as much as the others, not most of all
+    mean = sum(weights.values()) / len(weights) if weights else 1.0
+    weights.update({t: mean for t in ask.terms if not df[t]})
+    ends = sorted(ask.ends)[-1:] if ask.change and len(ask.ends) == 2 else ask.ends
+    dated_as = frozenset((f.fiscal_year, f.fiscal_period) for f in facts if ends and f.fiscal_year
+                         and dated_period_ok(f, ends, ask.span))
+    ask = replace(ask, jargon=jargon, weights=weights, dated_as=dated_as)
     scored = [score_fact(f, ask, retrieved, docs) for f in facts]
     # the whole is larger than its parts: among rows of one table and period, and among rows of one label and
     # period in one document (a segment's total revenue before its subscription revenue)

@@ -120,8 +120,15 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
 
 def asks_figure(it, ask: Ask) -> bool:
     """The question wants a figure: how much / how many, a metric, or what a measure was in a period."""
+    q = strip_instructions(it.question)
     return bool(it.wants_number or it.asks_quantity or ask.metric or (
-        ask.years and not it.explain and re.match(r"\s*what (is|was|were)\b", strip_instructions(it.question), re.I)))
+        ask.years and not it.explain and (re.match(r"\s*what (is|was|were)\b", q, re.I) or _TERSE.match(q))))
+
+
+# "Adobe Digital Experience segment revenue, fiscal 2021?": a measure and a period, no question word
+_TERSE = re.compile(r"(?!\s*(?:what|how|why|which|who|whom|where|when|does|did|do|is|are|was|were|has|have|can|could|"
+                    r"should|would|will|describe|explain|list|summari[sz]e|compare|show|tell|give|provide|discuss)\b)"
+                    r"\s*[\w&'’.\- ]{3,80}(?:,|\bin\b|\bfor\b)?\s*(?:fiscal|fy|q[1-4]|\d{4})", re.I)
 
 
 def demands_figure(it, ask: Ask) -> bool:
@@ -164,7 +171,7 @@ def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, Docum
         return None, None
     # a comparison of companies on a measure wants each one's figure
     numeric = asks_figure(r.intent, ask) or (len(ask.companies) > 1 and not r.intent.explain)
-    years = sorted(set(ask.years) | {y - 1 for y in ask.years} | {y + 1 for y in ask.years if ask.ends and ask.span}) \
+    years = sorted(set(ask.years) | {y - 1 for y in ask.years} | {y + 1 for y in ask.years if ask.dated and ask.span}) \
         if ask.years else None
     facts = store.match_facts(ask.query, document_ids=scope, fiscal_years=years, match_count=400) \
         if ask.query else []
