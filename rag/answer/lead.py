@@ -414,9 +414,10 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
     n = max(1, len(facts))
     df = {t: sum(1 for f in facts if t in set(_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
     weights = {t: math.log(1 + n / (1 + df[t])) for t in ask.terms if df[t]}
-    # a word no candidate row has tells no row from another: it weighs as much as the others, not most of all
+    # a word no candidate row has tells no row from another: it weighs a little more than the others (its absence
+    # still counts), not most of all
     mean = sum(weights.values()) / len(weights) if weights else 1.0
-    weights.update({t: mean for t in ask.terms if not df[t]})
+    weights.update({t: 1.5 * mean for t in ask.terms if not df[t]})
     ends = sorted(ask.ends)[-1:] if ask.change and len(ask.ends) == 2 else ask.ends
     dated_as = frozenset((f.fiscal_year, f.fiscal_period) for f in facts if ends and f.fiscal_year
                          and dated_period_ok(f, ends, ask.span))
