@@ -53,6 +53,7 @@ unallocated""", set()))
 _SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", re.I)
 _SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
                                   "operations operating information financial data summary total", set()))
+_NUMBERED = re.compile(r"(scope|tier|level|category)\d")  # "Scope 1": its group's rows are all of that Scope
 _EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
@@ -344,6 +345,9 @@ def _kind_fit(f: Fact, ask: Ask, own: set[str], parents: set[str], title: set[st
     numbered = {t for t in own if re.fullmatch(r"(scope|tier|level|category)\d", t)} - asked_all
     if numbered:
         s -= 1.0  # Scope 2 when Scope 1 is asked: another measure
+    asked_numbered = {t for t in ask.terms if re.fullmatch(r"(scope|tier|level|category)\d", t)}
+    if asked_numbered and not asked_numbered & (own | parents):
+        s -= 0.2  # Scope 1 asked, a row that names no Scope: all Scopes together, or another measure
     if statement_of_title(f.table_title):
         s += 0.05  # a primary statement's figure before a discussion table's
     if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path):
@@ -369,7 +373,8 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
     jargon = ask.jargon_terms
     w = lambda t: ask.weights.get(t, 1.0)
-    hit = sum(w(t) * (1.0 if t in own or _unit_covers(t, f.unit) else 0.85 if synonyms(t) & own else
+    hit = sum(w(t) * (1.0 if t in own or _unit_covers(t, f.unit) or (t in parents and _NUMBERED.fullmatch(t)) else
+                      0.85 if synonyms(t) & own else
                       0.5 if t in parents or synonyms(t) & parents else
                       0.25 if t in title else (1.0 if spells(f.label, t) else 0.8 * exp) if t in jargon else 0.0)
               for t in want)
