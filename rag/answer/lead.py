@@ -54,6 +54,8 @@ _SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", 
 _SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
                                   "operations operating information financial data summary total", set()))
 _NUMBERED = re.compile(r"(scope|tier|level|category)\d")  # "Scope 1": its group's rows are all of that Scope
+_BALANCES = {"total_assets", "current_assets", "current_liabilities", "cash", "short_term_investments",
+             "receivables", "inventory", "accounts_payable", "total_equity"}
 _EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
@@ -646,6 +648,8 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
                 continue
             d = docs.get(f.document_id)
             key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
+                   # a balance is read from the balance sheet, not from the cash-flow statement's change in it
+                   1 if item in _BALANCES and _STATEMENT_WORDS["cash flows"].search(f.table_title) else 0,
                    0 if not docs_used or f.document_id in docs_used else 1,
                    0 if _statement(f) else 1,
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,

@@ -34,6 +34,14 @@ class Metric:
     unit: str  # % | x | days | USD | t CO2e …
     convention: str
     several: bool = False  # analysts compute it more than one way
+    alternative: str = ""  # the other common formula, if any
+    alternative_convention: str = ""
+
+    def other(self) -> Metric | None:
+        """The metric on its other common convention (its figure is given beside the first)."""
+        if not self.alternative:
+            return None
+        return Metric(self.name, self.pattern, self.alternative, self.unit, self.alternative_convention, True)
 
     @property
     def inputs(self) -> list[str]:
@@ -63,7 +71,8 @@ def line_items() -> dict[str, LineItem]:
 @lru_cache(maxsize=1)
 def metrics() -> list[Metric]:
     return [Metric(r["metric"], re.compile(rf"\b(?:{r['names']})", re.I), r["formula"], r["unit"], r["convention"],
-                   (r.get("conventions") or "").strip() == "several") for r in _rows("metrics.tsv")]
+                   (r.get("conventions") or "").strip() == "several", (r.get("alternative") or "").strip(),
+                   (r.get("alternative_convention") or "").strip()) for r in _rows("metrics.tsv")]
 
 
 def metric_of(question: str) -> Metric | None:

@@ -13,10 +13,12 @@ from rag.answer import answerable, extractive
 from rag.answer.finalize import insufficient, place_figures
 from rag.answer.labels import document_label
 from rag.answer.lead import _terms as lead_terms
+from rag.answer.lead import _BALANCES as BALANCES
 from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
                              fact_sentence, latest_year, money, resolver, same_row, scope_documents, strip_instructions,
                              own_recall, possessive, synonyms, trend_sentence, who)
 from rag.answer.metrics import Computation, compute
+from rag.statements import statement_of_title
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_in, verify
 from rag.config import Settings
@@ -50,6 +52,7 @@ class Lead:
     series: list[Computation] = field(default_factory=list)  # a metric over several years
     after_explanation: bool = False  # the question asks why: the explanation leads, the figure follows
     rivals: list[Fact] = field(default_factory=list)  # other rows that match as well, with other values
+    alternative: list[Computation] = field(default_factory=list)  # the metric on its other common convention
     average: bool = False  # the question asks for the average over the years
 
 
@@ -299,8 +302,25 @@ def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta
         "measure": "inferred" if metric.several else "match",
         "period": "match" if ask.years and comps[-1].year in ask.years else "inferred",
     }
+    other = metric.other()
+    alt = [a for a in (compute(other, c.year, resolve) for c in comps) if a is not None] if other else []
+    # shown only when it differs and every input is read from a primary statement (no guessed rows)
+    alt = alt if len(alt) == len(comps) and any(abs(a.value - c.value) > 0.005 * max(abs(c.value), 1e-9)
+                                                for a, c in zip(alt, comps)) \
+        and all(statement_of_title(f.table_title) and _whole_row(name, f)
+                for a in alt for name, i in a.inputs.items() for f in i.facts) \
+        and all(len({(f.document_id, f.page) for name, i in a.inputs.items() if name in BALANCES for f in i.facts
+                     if f.fiscal_year == a.year}) <= 1 for a in alt) else []  # one balance sheet's rows
     return Lead([], [f for c in comps for f in c.facts], "metric", checks, computation=comps[-1], series=comps,
-                average=average), None
+                average=average, alternative=alt), None
+
+
+def _whole_row(item: str, f: Fact) -> bool:
+    """A row whose own label names the line item ("Merchandise inventories"), not a part of its group
+    ("Inventories, net › Raw materials and supplies")."""
+    own = set(lead_terms(f.label))
+    words = set(lead_terms(item.replace("_", " "))) - {"total", "net"}
+    return bool(own & (words | {w for t in words for w in synonyms(t)}))
 
 
 def _sentence_answers(units: list[extractive.Unit], ask: Ask, settings: Settings) -> bool:
@@ -465,9 +485,17 @@ def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], co
         first = average_sentence(series, d, computed)
     elif len(series) > 1:
         first = trend_sentence(series, d, marks.of, computed)
+    if lead.alternative and not lead.average:
+        alt = lead.alternative
+        shown = " and ".join(f"{a.formatted()} in FY{a.year}" for a in reversed(alt[-2:])) if len(alt) > 1 \
+            else alt[-1].formatted()
+        computed.extend(a.formatted() for a in alt)
+        # the other common convention's figure, in the same sentence: the analyst who uses it finds their number
+        first = re.sub(r"(\s*(?:\[\d+\])*)\.$", rf" ({shown} on the other common convention, "
+                                                     rf"{alt[-1].metric.convention})\1.", first, count=1)
     notes = [f"({n}.)" for n in sorted({n for c in series for n in c.notes})]
     notes.append(f"*Convention:* {series[-1].metric.convention}.")
-    formulas = [f for _, f in lines]
+    formulas = [f for _, f in lines] + [computation_sentences(a, d, marks.of)[1] for a in lead.alternative[-1:]]
     lead.sentences = [first] + formulas + notes
     return formulas, notes
 

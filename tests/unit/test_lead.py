@@ -112,6 +112,11 @@ def test_a_metric_computed_from_facts_with_its_formula_cited():
            ("inventory", 2022): _fact(3, "Merchandise inventories", 5965, 2022)}
     turn = compute(metric_of("inventory turnover"), 2023, lambda item, year: inv.get((item, year)))
     assert turn is not None and round(turn.value, 2) == round(36386 / ((5140 + 5965) / 2), 2)
+    # the other common convention (year-end inventory) is computed from the same rows, to be shown beside it
+    other = metric_of("inventory turnover").other()
+    year_end = compute(other, 2023, lambda item, year: inv.get((item, year)))
+    assert other.several and round(year_end.value, 2) == round(36386 / 5140, 2)
+    assert metric_of("operating margin").other() is None  # one convention: nothing beside it
     del inv[("inventory", 2022)]
     turn = compute(metric_of("inventory turnover"), 2023, lambda item, year: inv.get((item, year)))
     assert turn is not None and "year-end balance" in turn.notes[0]
