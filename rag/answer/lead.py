@@ -53,7 +53,6 @@ unallocated""", set()))
 _SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", re.I)
 _SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
                                   "operations operating information financial data summary total", set()))
-_NUMBERED = re.compile(r"(scope|tier|level|category)\d")  # "Scope 1": its group's rows are all of that Scope
 _BALANCES = {"total_assets", "current_assets", "current_liabilities", "cash", "short_term_investments",
              "receivables", "inventory", "accounts_payable", "total_equity"}
 _EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
@@ -375,7 +374,7 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     exp = len(own & ask.expansion) / len(ask.expansion) if ask.expansion else 0.0
     jargon = ask.jargon_terms
     w = lambda t: ask.weights.get(t, 1.0)
-    hit = sum(w(t) * (1.0 if t in own or _unit_covers(t, f.unit) or (t in parents and _NUMBERED.fullmatch(t)) else
+    hit = sum(w(t) * (1.0 if t in own or _unit_covers(t, f.unit) else
                       0.85 if synonyms(t) & own else
                       0.5 if t in parents or synonyms(t) & parents else
                       0.25 if t in title else (1.0 if spells(f.label, t) else 0.8 * exp) if t in jargon else 0.0)
