@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from rag.answer.extractive import _terms
 from rag.answer.lead import Ask
-from rag.answer.parts import PART_NOUNS, breakdown_terms, part_forms  # noqa: F401 (used here and re-exported)
+from rag.answer.lead import _terms as lead_terms
+from rag.answer.parts import PART_NOUNS, breakdown_terms, part_forms  # noqa: F401 (part_forms re-exported)
 from rag.domain import ANNUAL_TYPES, periods_in
 from rag.issuers import norm
 from rag.records import DocumentMeta
@@ -110,12 +111,19 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
 def measure_words(ask: Ask, question: str) -> str:
     """The asked measure in the question's own words, for the message."""
     stems = set(ask.terms)
-    parts = {t for p in breakdown_terms(question, set()) for f in part_forms(p) for t in _terms(f)}
-    if parts:
-        parts |= set(_terms(" ".join(PART_NOUNS.findall(question))))
+    parts = part_stems(question, breakdown_terms(question, set()))
     words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", question) if _terms(w) and _terms(w)[0] in stems
              and _terms(w)[0] not in parts]
     return " ".join(dict.fromkeys(words)) or "the asked figure"
+
+
+def part_stems(question: str, parts: list[str]) -> set[str]:
+    """The words that name the parts asked ("Japanese", "Japan") and the kind of part ("plant", "product"): not
+    the measure's words."""
+    if not parts:
+        return set()
+    stems = {t for p in parts for f in part_forms(p) for t in lead_terms(f)}
+    return stems | set(lead_terms(" ".join(PART_NOUNS.findall(question))))
 
 
 def not_reported(ask: Ask, question: str, who: str) -> str:

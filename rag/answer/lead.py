@@ -213,6 +213,11 @@ class Ask:
     dated_as: frozenset = frozenset()  # the (fiscal year, period) the filings file those dates under
 
     @property
+    def target_ends(self) -> list[tuple[int, int, int | None]]:
+        """The dated periods whose figure leads: for a change between two, the later."""
+        return sorted(self.ends)[-1:] if self.change and len(self.ends) == 2 else self.ends
+
+    @property
     def jargon_terms(self) -> set[str]:
         return {t for g in self.jargon for t in g}
 
@@ -297,7 +302,7 @@ def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
 
 def _period_fit(f: Fact, ask: Ask) -> tuple[bool | None, float]:
     """Whether the fact's column is the period asked (None: none asked), and what that adds to its score."""
-    ends = sorted(ask.ends)[-1:] if ask.change and len(ask.ends) == 2 else ask.ends  # a change: the later figure
+    ends = ask.target_ends
     dated = dated_period_ok(f, ends, ask.span) if ends else None
     if dated is not None:
         return dated, (0.25 if dated else -0.4)  # "three months ended June 2, 2023": that date's column and length
@@ -424,7 +429,7 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
     # still counts), not most of all
     mean = sum(weights.values()) / len(weights) if weights else 1.0
     weights.update({t: 1.5 * mean for t in ask.terms if not df[t]})
-    ends = sorted(ask.ends)[-1:] if ask.change and len(ask.ends) == 2 else ask.ends
+    ends = ask.target_ends
     dated_as = frozenset((f.fiscal_year, f.fiscal_period) for f in facts if ends and f.fiscal_year
                          and dated_period_ok(f, ends, ask.span))
     ask = replace(ask, jargon=jargon, weights=weights, dated_as=dated_as)

@@ -353,8 +353,7 @@ def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask:
     parts = answerable.breakdown_terms(it.question, company_words)
     if not parts or not asks_figure(it, ask):
         return None  # a chart or a description of a part is not refused for want of its figure
-    named = {t for p in parts for f in answerable.part_forms(p) for t in lead_terms(f)}
-    named |= set(lead_terms(" ".join(answerable.PART_NOUNS.findall(it.question))))
+    named = answerable.part_stems(it.question, parts)
     measure = {t for t in ask.terms if t not in named}
     measure |= {w for t in measure for w in synonyms(t)}
     if lead is not None:
