@@ -18,6 +18,7 @@ from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_
                              fact_sentence, latest_year, money, resolver, same_row, scope_documents, strip_instructions,
                              own_recall, possessive, synonyms, trend_sentence, who)
 from rag.answer.metrics import Computation, compute
+from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.statements import statement_of_title
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_in, verify
@@ -54,6 +55,7 @@ class Lead:
     rivals: list[Fact] = field(default_factory=list)  # other rows that match as well, with other values
     alternative: list[Computation] = field(default_factory=list)  # the metric on its other common convention
     average: bool = False  # the question asks for the average over the years
+    rows: Pick | None = None  # named rows of one table compared
 
 
 class _Markers:
@@ -179,6 +181,10 @@ def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, Docum
     facts = store.match_facts(ask.query, document_ids=scope, fiscal_years=years, match_count=400) \
         if ask.query else []
     lead, note = None, None
+    if len(ask.companies) <= 1:  # named rows of one table compared (methods, models, sites): their cells
+        rows = _rows_lead(store, r, ask, retrieved)
+        if rows is not None:
+            return rows, None
     if len(ask.companies) > 1:  # a comparison: each company's own figure
         leads = [_company_lead(store, facts, replace(ask, companies=[c]), scope, docs, retrieved, numeric)
                  for c in ask.companies]
@@ -190,6 +196,20 @@ def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, Docum
     if lead is not None and r.intent.explain:
         lead.after_explanation = True
     return lead, note
+
+
+def _rows_lead(store, r: Retrieval, ask: Ask, retrieved: dict[int, float]) -> Lead | None:
+    """Each named row's cells, when the question compares things that are rows of one retrieved table."""
+    if not sides(strip_instructions(r.intent.question)):
+        return None
+    top = [c.chunk_id for c in r.chunks[:5]]
+    pick = compare_rows(strip_instructions(r.intent.question), store.match_facts(chunk_ids=top, match_count=400),
+                        retrieved)
+    if pick is None:
+        return None
+    # a results table has no company or period to check: each side is a row of it, and the measure a column
+    checks = {"rows": "match", "measure": "match" if pick.focus else "inferred"}
+    return Lead([], pick.facts, "rows", checks, parts=[], rows=pick)
 
 
 def _company_lead(store, facts: list[Fact], ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
@@ -447,6 +467,12 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             paragraphs.append("\n".join(f"- {b}" for b in bullets))
         if notes:
             paragraphs.append(" ".join(notes))
+    if lead is not None and lead.kind == "rows" and lead.rows is not None:
+        f = lead.rows.rows[0].facts[0]
+        m = marks.cite(f.chunk_id, f.row_text)  # the first row quoted; each row's values are checked below
+        lead.sentences = [rows_sentence(lead.rows, m, f.page)]
+        paragraphs.append(lead.sentences[0])
+        lead_rows |= {x.row_text for x in lead.facts}
     chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number, ask)
     if lead is None and chosen:
         # a figure asked: the best passage that gives one for the measure leads
@@ -566,13 +592,13 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
     if lead is None:
         a.confidence, a.reasons = "low", ["no sentence or table fact answers directly"]
         return
-    if lead.kind in ("fact", "metric", "compare"):
+    if lead.kind in ("fact", "metric", "compare", "rows"):
         check = lead.facts[:1] if lead.kind == "fact" else ([p.facts[0] for p in lead.parts] if lead.parts
                                                              else lead.facts)
         ok = all(_raw_in(f, a.evidence) for f in check)
         lead.verified = ok
-        what = {"fact": "the lead's value", "compare": "each compared value"}.get(lead.kind,
-                                                                                "every input of the computation")
+        what = {"fact": "the lead's value", "compare": "each compared value",
+                "rows": "every compared row value"}.get(lead.kind, "every input of the computation")
         reasons.append(f"{what} {'is' if ok else 'is NOT'} printed in its cited passage")
         if computed:
             reasons.append("the computed value is recalculated from those inputs by code")
@@ -580,18 +606,21 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
         lead.verified = all(e.verified for e in a.evidence[:1])
         reasons.append("the lead sentence is quoted from its cited passage" if lead.verified else
                        "the lead sentence was not found in its passage")
-    for k in ("entity", "measure", "period"):
+    for k in ("rows", "measure") if lead.kind == "rows" else ("entity", "measure", "period"):
         state = lead.checks.get(k, "inferred")
         if k == "measure" and lead.rivals:
             reasons.append("measure: inferred (other rows match the question as well, with other values: " +
                            "; ".join(f"{money(f)} on p. {f.page}" for f in lead.rivals) + ")")
             continue
-        reasons.append(f"{k}: {_CHECK_WORDS[k][state]}")
+        words = "inferred (the question names no column: every column is given)" \
+            if lead.kind == "rows" and k == "measure" and state == "inferred" else _CHECK_WORDS[k][state]
+        reasons.append(f"{k}: {words}")
     states = list(lead.checks.values())
     if lead.after_explanation:
         states.append("inferred")
         reasons.append("the question asks why: the explanation is quoted from the filing, the figure follows it")
-    if lead.verified and lead.kind != "sentence" and all(s == "match" for s in states):
+    # rows named by the words of their names: a fuzzy match, never "high" (a wrong row reads as right)
+    if lead.verified and lead.kind not in ("sentence", "rows") and all(s == "match" for s in states):
         a.confidence = "high"
     elif lead.verified and "mismatch" not in states and states.count("inferred") <= 1:
         a.confidence = "medium"
@@ -616,9 +645,11 @@ def _raw_in(f: Fact, evidence: list[Evidence]) -> bool:
 
 
 _CHECK_WORDS = {
+    "rows": {"match": "each thing compared is a row of the cited table, matched by its name's words (never 'high')"},
     "entity": {"match": "the company asked", "inferred": "inferred (the question names no company in the library)",
                "mismatch": "another company than the one asked"},
-    "measure": {"match": "the row label (or the metric's definition) matches the measure asked",
+    "measure": {"match": "the row label (or the metric's definition, or a results table's column) matches the "
+                         "measure asked",
                 "inferred": "inferred (the row label matches only part of the measure's words, or the metric has "
                             "more than one convention)",
                 "mismatch": "another measure"},

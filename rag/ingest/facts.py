@@ -70,7 +70,8 @@ _YEAR_CTX = re.compile(r"\b(twelve months|52 weeks|53 weeks|fifty-two weeks|fift
                        r"years ended|full year|fy)\b", re.I)
 _PROSE_WORDS = 25
 _GENERIC_STUB = re.compile(r"\b(key figures?|units?|kpis?|indicators?|metrics?|items?|descriptions?|ended|fiscal|"
-                           r"periods?|years?|months|quarters?|weeks|as of|at|dates?|in|total)\b", re.I)
+                           r"periods?|years?|months|quarters?|weeks|as of|at|dates?|in|total|methods?|models?|approach(?:es)?|"
+                           r"baselines?|datasets?|systems?)\b", re.I)
 _TOTAL = re.compile(r"^\s*(total|net|sum)\b", re.I)
 _MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"], 1)}
@@ -491,6 +492,11 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
             recent = [header_text]
             continue
         if " | " in text:
+            named = _named_header(text, t, recent)
+            if named is not None:  # "Method Precision Recall F1" above "GPT-4o | 0.96 | 0.69 | 0.80"
+                t = _on_header(t, named, recent[:-1], ln, doc, intro)
+                intro = ""
+                recent = [named]
             row = _row(text, t, recent)
             if row is not None:
                 out.extend(_facts_of_row(row[0], row[1], text, t, ln, doc))
@@ -513,6 +519,33 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
     return out
+
+
+_STUB_WORD = re.compile(r"(?:methods?|models?|approach(?:es)?|systems?|baselines?|datasets?|tasks?|settings?|"
+                        r"variants?|names?|configurations?|setup)", re.I)
+_MEASURE_CELL = re.compile(r"[A-Z][\w.@\-/%]*|[a-z]*[A-Z0-9][\w.@\-/%]*|\(?[%↑↓]\)?")
+
+
+def _named_header(row: str, t: _Table, recent: list[str]) -> str | None:
+    """A header of measure names above a results table's first row, printed with or without column gaps ("Method
+    Precision Recall F1", "Model | EM | F1"): the last cells name the row's value columns, the first the stub.
+    Only for a table without a header, and only when every column name is one capitalised word or an
+    abbreviation (a group label above a row is not a header)."""
+    if t.header is not None or not recent or (" | " not in recent[-1] and t.pending_label != recent[-1]):
+        return None
+    values = [c for c in _cells(row)[1:] if c]
+    above = recent[-1].strip()
+    if len(values) < 2 or _PERIOD_WORD.search(above) or \
+            any(read_cell(c) is None and c not in _DASH for c in values):
+        return None
+    cells = [c for c in _cells(above) if c] if " | " in above else above.split()
+    if len(cells) < len(values) or len(cells) > len(values) + 3 or \
+            not all(_MEASURE_CELL.fullmatch(c) and read_cell(c) is None for c in cells[1:]):
+        return None
+    if len(cells) > len(values) + 1 and _STUB_WORD.fullmatch(cells[0]):
+        # "Method Crawler Recall Precision": the stub is the one word; the others name the first column
+        return " | ".join([cells[0], " ".join(cells[1: len(cells) - len(values) + 1])] + cells[len(cells) - len(values) + 1:])
+    return " | ".join([" ".join(cells[: len(cells) - len(values)])] + cells[-len(values):])
 
 
 def _is_prose(text: str) -> bool:
@@ -597,8 +630,8 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
         if statement_of_title(x):
             return x[:200]
     for x in reversed(recent):
-        if x.rstrip().endswith("."):
-            continue  # the end of a sentence ("agreements."), not a title
+        if x.rstrip().endswith(".") or re.search(r"https?://|www\.", x):
+            continue  # the end of a sentence ("agreements."), or a footnote's link, not a title
         if re.fullmatch(r"[\W\d]*(?:change|chg\.?|variance|increase|decrease|vs\.?)[\W\d]*", x, re.I):
             continue  # "% Change": a column's name, not the table's
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \

@@ -253,3 +253,17 @@ def test_table_facts_of_an_esg_report_and_a_quarterly_filing():
     q2 = [f for f in amcor if f.label == "Net sales" and f.period == "Q2 FY2023" and f.value == 3642]
     assert q2 and q2[0].scale == 1e6
     assert [f for f in amcor if f.label == "Net sales" and f.period == "Q2 FY2022" and f.value == 3507]
+
+
+def test_named_rows_of_a_papers_results_table_are_compared(clean_store, ingest, embedder):
+    """A paper's results table whose header names its measures ("Method Precision Recall F1") without column gaps:
+    the question compares two of its rows, and the answer's first sentence gives both rows' cells by name."""
+    from rag.answer import answer
+
+    assert ingest(corpus_or_skip("papers", "pasa_arxiv.pdf")).ok
+    a = answer(clean_store, embedder, "How does PaSa's Selector compare with GPT-4o at judging whether a paper "
+                                      "satisfies a query?")
+    lead = a.paragraphs[0]
+    assert "PaSa-7b-Selector: Precision 0.95, Recall 0.78, F1 0.85" in lead, a.answer
+    assert "GPT-4o: Precision 0.96, Recall 0.69, F1 0.80" in lead and "p. 9" in lead, a.answer
+    assert any(9 in e.pages for e in a.evidence)

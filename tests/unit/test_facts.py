@@ -213,3 +213,34 @@ def test_a_kpi_section_line_with_reporting_codes_is_the_rows_group():
     assert water.label_path == "Fresh Water Consumption in the Portfolio › Water consumption"
     assert (water.value, water.unit) == (53.2, "m3")
     assert _one(facts, "Emissions in the portfolio", "FY2020").label_path.startswith("Total Emissions in the Portfolio ›")
+
+
+def test_a_results_table_header_of_measure_names_with_or_without_column_gaps():
+    """A paper's results table: the header names its measures ("Method Precision Recall F1"), printed without
+    column gaps above rows that have them; each value is read under its measure's name."""
+    facts = _facts("""
+        Table 3: Results of the selector
+        Method Precision Recall F1
+        GPT-4o | 0.96 | 0.69 | 0.80
+        PaSa-7b-Selector | 0.95 | 0.78 | 0.85
+    """, DocContext(2025, None, "paper"))
+    got = {(f.label, f.col_header): f.value for f in facts}
+    assert got[("PaSa-7b-Selector", "F1")] == 0.85
+    assert got[("GPT-4o", "Recall")] == 0.69
+    assert got[("GPT-4o", "Precision")] == 0.96
+    gapped = _facts("""
+        Model | EM | F1
+        BERT-base | 80.8 | 88.5
+    """, DocContext(2019, None, "paper"))
+    assert {(f.label, f.col_header): f.value for f in gapped}[("BERT-base", "EM")] == 80.8
+
+
+def test_a_group_label_above_a_row_is_not_a_header_of_measures():
+    facts = _facts("""
+        Consolidated Statement of Income
+        (in millions) | 2018 | 2017
+        Operating expenses
+        Research and development | 1,200 | 1,100
+    """)
+    assert _one(facts, "Research and development", "FY2018").label_path == \
+        "Operating expenses › Research and development"
