@@ -320,6 +320,24 @@ def _add_filter_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--section", action="append", help="section type filter, e.g. results (repeatable)")
 
 
+def cmd_figures(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    from rag.ingest.refigure import reclassify
+
+    n = reclassify(store, settings, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr))
+    print(f"\nread the kind of {n['figures']} figures in {n['documents']} documents"
+          + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+    return 0
+
+
+def _add_figures_parser(sub) -> None:
+    s = sub.add_parser("figures", help="read the kind of every stored figure again (chart, table, photo …)")
+    s.add_argument("--reclassify", action="store_true", required=True,
+                   help="from each document's stored PDF, with the current classifier")
+    s.set_defaults(fn=cmd_figures)
+
+
 def _add_facts_parser(sub) -> None:
     s = sub.add_parser("facts", help="search the table facts read at ingestion (label, period, value, unit)")
     s.add_argument("query", nargs="*", help="words of the row label, e.g. total net sales")
@@ -386,6 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_delete)
 
     _add_facts_parser(sub)
+    _add_figures_parser(sub)
 
     sub.add_parser("doctor", help="consistency checks; non-zero exit when one fails").set_defaults(fn=cmd_doctor)
     sub.add_parser("reindex", help="re-embed the store with the configured model").set_defaults(fn=cmd_reindex)

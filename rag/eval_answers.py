@@ -115,7 +115,8 @@ def lead_sentence(answer_md: str) -> str:
     return ""
 
 
-def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]]) -> dict[str, Any]:
+def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]], names: dict[str, int] | None = None
+          ) -> dict[str, Any]:
     """One answer against its gold."""
     lead = lead_of(a.answer, q.get("kind")) if not a.insufficient else ""
     lead_nums = numbers(lead)
@@ -130,6 +131,7 @@ def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]]) -> dict[str,
         item["lead_correct"] = any(number_matches(g, x) for g in golds for x in lead_nums)
         item["anywhere_correct"] = any(number_matches(g, x) for g in golds for x in all_nums)
         item["computed_correct"] = any(number_matches(g, x, tolerance=0.01) for g in golds for x in lead_nums)
+    item.update(judge_figures(q, a, names or {}))
     if gold.kind == "unanswerable":
         item["right"] = a.insufficient
     elif gold.kind == "reported":
@@ -139,6 +141,36 @@ def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]]) -> dict[str,
     else:
         item["right"] = not a.insufficient and item["page_cited"]
     return item
+
+
+def judge_figures(q: dict, a, gold_doc: dict[str, int]) -> dict[str, Any]:
+    """The figures shown: the gold chart among them (its document and page), how many are on the gold page, how many
+    are of a kind never to be shown (photo, logo, cover, decoration, table: the stored kind)."""
+    from rag.ingest.figkind import NEVER_SHOWN
+
+    shown = [(f.document_id, f.page, f.kind) for f in a.figures]
+    out: dict[str, Any] = {"n_figures": len(shown), "never_shown_kinds": sum(k in NEVER_SHOWN for _, _, k in shown),
+                           "asks_chart": bool(q.get("figure")) or q.get("kind") == "figure"}
+    g = q.get("figure")
+    if g:
+        gid = gold_doc.get(g["doc"])
+        on_page = [x for x in shown if x[0] == gid and x[1] == g["page"]]
+        out["figure_hit"] = bool(on_page)
+        out["figures_right"] = len(on_page)
+    return out
+
+
+def _figure_summary(items: list[dict]) -> dict[str, Any]:
+    figq = [x for x in items if "figure_hit" in x]
+    other = [x for x in items if not x.get("asks_chart")]
+    shown = sum(x["n_figures"] for x in figq)
+    return {
+        "figure_hit": round(sum(x["figure_hit"] for x in figq) / len(figq), 3) if figq else None,
+        "figure_questions": len(figq),
+        "figure_precision": round(sum(x["figures_right"] for x in figq) / shown, 3) if shown else None,
+        "figures_per_other_answer": round(sum(x["n_figures"] for x in other) / len(other), 2) if other else None,
+        "never_shown_kinds_shown": sum(x["never_shown_kinds"] for x in items),
+    }
 
 
 def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) -> dict[str, Any]:
@@ -165,6 +197,7 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
         "confidence": {c: sum(1 for x in items if x["confidence"] == c)
                        for c in ("high", "medium", "low", "insufficient_data")},
     }
+    out.update(_figure_summary(items))
     missing = sorted({x["missing"] for x in unans if x.get("missing")})
     if missing:
         out["refused_by_missing"] = {m: rate([x for x in unans if x.get("missing") == m], "refused") for m in missing}
@@ -173,7 +206,7 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
 
 KEYS = ["lead_correct_reported", "computed_correct", "gold_number_anywhere", "refusal_unanswerable",
         "refusal_answerable", "high_precision", "high_answers", "gold_page_cited", "answer_step_p50_ms",
-        "latency_p50_ms"]
+        "latency_p50_ms", "figure_hit", "figure_precision", "figures_per_other_answer", "never_shown_kinds_shown"]
 
 
 def format_answer_report(rep: dict) -> str:
@@ -228,7 +261,7 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
             items, ans_ms, tot_ms = runs[which]
             tot_ms.append((time.perf_counter() - t) * 1000)
             ans_ms.append(a.timings_ms.get("answer", 0.0))
-            item = judge(q, gold, a, gold_pages)
+            item = judge(q, gold, a, gold_pages, names)
             item["answer"] = a.answer[:500]
             items.append(item)
         if progress:

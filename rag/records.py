@@ -154,6 +154,9 @@ class FigureHit:
     similarity: float = 0.0
     linked: bool = False
     why_shown: str = ""
+    figure_kind: str | None = None  # chart | diagram | table | photo | logo | decoration | map | cover
+    kind_why: str = ""
+    context: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FigureHit:

@@ -8,12 +8,13 @@ import time
 
 from rag.answer.compose import extractive_answer
 from rag.answer.finalize import insufficient
-from rag.answer.model import Answer
+from rag.answer.model import Answer, PlacedFigure
 from rag.config import Settings
 from rag.issuers import issuers_of
 from rag.records import Candidate, DocumentMeta, Hit
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import understand
+from rag.retrieve.stages import Figures
 from rag.retrieve.trace import Trace
 
 
@@ -31,5 +32,23 @@ def baseline_answer(store, embedder, question: str, settings: Settings, docs: li
         chunks.append(c)
     r = Retrieval(question, intent, chunks, [], Trace(), threshold=0.0)
     a = extractive_answer(r, settings) if chunks else insufficient(r, "nothing retrieved")
+    if chunks and not a.insufficient:
+        a.figures = _figures_as_before(store, vec, chunks, a, settings)
     a.timings_ms = {"retrieval": round((time.perf_counter() - t0) * 1000, 1), **a.timings_ms}
     return a
+
+
+def _figures_as_before(store, vec, chunks: list[Candidate], a: Answer, settings: Settings) -> list[PlacedFigure]:
+    """The figures as they were shown before figures had kinds: linked to a returned chunk or close to the question
+    by caption, any kind, at most three, each after the paragraph of its document."""
+    cfg = settings.retrieval
+    found = store.match_figures(vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
+                                chunk_ids=[c.chunk_id for c in chunks],
+                                document_ids=list({c.document_id for c in chunks}))
+    para: dict[int, int] = {}
+    for i, p in enumerate(a.paragraphs):
+        for e in a.evidence:
+            if f"[{e.marker}]" in p:
+                para.setdefault(e.document_id, i)
+    return [PlacedFigure.of(f, f.file_name, para[f.document_id])
+            for f in Figures.keep(found, chunks, cfg, kinds=False) if f.document_id in para]

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rag.answer import extractive, prompts
-from rag.answer.finalize import insufficient, place_figures, verify_and_score
+from rag.answer.figure_choice import place_figures
+from rag.answer.finalize import insufficient, verify_and_score
 from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_matches, sentences, unsupported_numbers, verify
@@ -28,7 +29,7 @@ def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
                             (f"mentions {terms}" if terms else "matches the question closely enough"))
     a = Answer(question=r.question, answer=md, confidence="medium", evidence=evidence, mode="extractive")
     verify_and_score(a, r, settings.answer, [u.score for u in chosen])
-    a.figures = place_figures(r.figures, a)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 
@@ -197,7 +198,7 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         e.verified = quote_matches(e.quote, e.text) if e.quote else False
     verify_and_score(a, r, settings.answer, [], dropped=len([u for u in unsupported if u.get("action") == "dropped"]),
                      extra_text="\n".join(computed))
-    a.figures = place_figures(r.figures, a)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 

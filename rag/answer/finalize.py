@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass
 
 from rag.answer.labels import document_label, pages_label
-from rag.answer.model import Answer, PlacedFigure
+from rag.answer.model import Answer
 from rag.answer.verify import verify
 from rag.config import AnswerSettings
 from rag.domain import years_of
-from rag.records import FigureHit
 from rag.retrieve.pipeline import Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")
@@ -97,20 +96,3 @@ def verify_and_score(a: Answer, r: Retrieval, cfg: AnswerSettings, unit_scores: 
     a.reasons = reasons + a.reasons
 
 
-def place_figures(figures: list[FigureHit], a: Answer) -> list[PlacedFigure]:
-    """Each figure goes after the paragraph that cites its chunk, else after the paragraph of its document; a
-    figure of a document the answer does not cite is not shown."""
-    marker_para: dict[int, int] = {}
-    for i, p in enumerate(a.paragraphs):
-        for m in _MARKER.findall(p):
-            marker_para.setdefault(int(m), i)
-    chunk_para = {e.chunk_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
-    doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
-    out = []
-    for f in figures:
-        para = chunk_para.get(f.chunk_id) if f.chunk_id in chunk_para else doc_para.get(f.document_id)
-        if para is None:
-            continue
-        label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
-        out.append(PlacedFigure.of(f, label, para))
-    return out

@@ -50,16 +50,18 @@ class PlacedFigure:
     chunk_id: int | None
     after_paragraph: int
     why_shown: str = ""
+    kind: str | None = None  # chart | diagram | map (what is shown); rag/ingest/figkind.py
+    chart_type: str | None = None
 
     @classmethod
     def of(cls, f: FigureHit, document: str, after_paragraph: int) -> PlacedFigure:
         return cls(f.figure_id, document, f.file_name, f.document_id, f.page, f.caption, f.chunk_id, after_paragraph,
-                   f.why_shown)
+                   f.why_shown, f.figure_kind, f.chart_type)
 
     def to_json(self) -> dict[str, Any]:
         return {"figure_id": self.figure_id, "document": self.document, "file_name": self.file_name,
                 "page": self.page, "caption": self.caption, "after_paragraph": self.after_paragraph,
-                "why_shown": self.why_shown}
+                "why_shown": self.why_shown, "kind": self.kind, "chart_type": self.chart_type}
 
 
 @dataclass

@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from rag.answer import answerable, extractive
-from rag.answer.finalize import insufficient, place_figures
+from rag.answer.figure_choice import place_figures
+from rag.answer.finalize import insufficient
 from rag.answer.labels import document_label
 from rag.answer.lead import _terms as lead_terms
 from rag.answer.lead import _BALANCES as BALANCES
@@ -118,7 +119,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
     a.computed = _computed_sentences(lead)
     _verify_and_score(a, lead, r)
-    a.figures = place_figures(r.figures, a)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 

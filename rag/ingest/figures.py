@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.config import IngestSettings
+from rag.ingest import figkind
 from rag.ingest.layout import Row
 from rag.ingest.pdf import render
 
@@ -34,6 +35,9 @@ class Figure:
     chart_type: str | None = None
     number: str | None = None
     chunk_index: int | None = None
+    figure_kind: str = "diagram"  # chart | diagram | table | photo | logo | decoration | map | cover (figkind.py)
+    kind_why: str = ""  # the signals that decided it
+    signals: dict | None = None
 
     def embed_text(self) -> str:
         # Caption and the surrounding paragraph carry the meaning; OCR is noisy (tick labels), so short.
@@ -127,8 +131,10 @@ def _is_chart(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | Non
             r = d["rect"]
             if r.width < 0.8 * rect.width and r.width > 1.5 and r.height > 1.5:
                 filled.append(r)
+    if curves >= 8 and len(fills) >= 2 and _wedges(drawings):
+        return True, "pie"
     if diag >= 6 or (curves >= 8 and len(fills) >= 2):
-        return True, ("line" if diag >= 6 and curves < 4 else None)
+        return True, _marks(drawings, rect)
     # Vertical bars: several rects on a common bottom edge with different heights; horizontal: common left edge.
     by_bottom: dict[int, list[pymupdf.Rect]] = {}
     by_left: dict[int, list[pymupdf.Rect]] = {}
@@ -140,6 +146,34 @@ def _is_chart(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | Non
     if any(len(g) >= 3 and _varies([r.width for r in g]) for g in by_left.values()):
         return True, "bar"
     return False, None
+
+
+def _marks(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+    """What a plot draws: many small marks (a scatter plot) or long strokes across it (a line chart)."""
+    small = long = 0
+    for d in drawings:
+        r = d["rect"]
+        if r.width < 0.04 * rect.width and r.height < 0.04 * rect.height:
+            small += 1
+        elif d.get("fill") is None and r.width > 0.25 * rect.width and len(d["items"]) >= 3:
+            long += 1
+    if small >= 12 and small > 4 * long:
+        return "scatter"
+    return "line" if long else None
+
+
+def _wedges(drawings: list[dict]) -> bool:
+    """A pie or donut: three or more filled, curved shapes of different colours around one centre."""
+    shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d["items"])]
+    if len(shapes) < 3 or len({tuple(round(c, 2) for c in d["fill"]) for d in shapes}) < 3:
+        return False
+    union = pymupdf.Rect(shapes[0]["rect"])
+    for d in shapes[1:]:
+        union |= d["rect"]
+    centre = pymupdf.Point((union.x0 + union.x1) / 2, (union.y0 + union.y1) / 2)
+    near = [d for d in shapes if min(abs(d["rect"].x0 - centre.x), abs(d["rect"].x1 - centre.x)) < 0.1 * union.width
+            or min(abs(d["rect"].y0 - centre.y), abs(d["rect"].y1 - centre.y)) < 0.1 * union.height]
+    return 0.6 < union.width / max(1.0, union.height) < 1.7 and len(near) >= 0.6 * len(shapes)
 
 
 def _looks_like_table(rect: pymupdf.Rect, rows: list[Row]) -> bool:
@@ -277,40 +311,48 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     regions.sort(key=lambda x: -x[0].get_area())
     figures: list[Figure] = []
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
-        clip = (rect + (-6, -6, 6, 6)) & page.rect
-        try:
-            pix = render(page, cfg.figure_dpi / 72, clip=clip)  # bounded size
-        except Exception:
-            continue
-        if pix.width < 20 or pix.height < 20:
-            continue
-        png = pix.tobytes("png")
-        digest = hashlib.sha256(png).hexdigest()
-        if digest in seen_hashes:
-            continue
-        seen_hashes.add(digest)
-        if not caption:  # a label set in the same row as its neighbours' labels: read the band below/above
-            for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
-                         pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):
-                t = _text_inside(page, band & page.rect)
-                if 1 <= len(t.split()) <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") \
-                        and not t[:1].islower():
-                    caption = t
-                    break
-        text = _text_inside(page, rect)
-        if kind == "raster" and len(text) < 20 and ocr is not None:
-            text = ocr(png)
-        fig = Figure(page_no, tuple(round(v, 1) for v in rect), kind, png, pix.width, pix.height, digest,
-                     caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
-                     chart_type=chart_type or _chart_type_from_text(caption + " " + text), number=number)
-        figures.append(fig)
+        fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr)
+        if fig is not None:
+            figures.append(fig)
     return figures
 
 
-def _chart_type_from_text(text: str) -> str | None:
-    t = text.lower()
-    for word, kind in (("bar", "bar"), ("line chart", "line"), ("pie", "pie"), ("scatter", "scatter"),
-                       ("map", "map"), ("diagram", "diagram"), ("flow", "diagram"), ("photo", "photo")):
-        if re.search(rf"\b{word}", t):
-            return kind
-    return None
+def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
+    """A label set in the same row as its neighbours' labels: the band just below or above the region."""
+    for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
+                 pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):
+        t = _text_inside(page, band & page.rect)
+        if 1 <= len(t.split()) <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") \
+                and not t[:1].islower():
+            return t
+    return ""
+
+
+def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
+               number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
+               ocr) -> Figure | None:
+    """One region rendered, read (its text layer, else OCR) and classified; None when it is a duplicate."""
+    clip = (rect + (-6, -6, 6, 6)) & page.rect
+    try:
+        pix = render(page, cfg.figure_dpi / 72, clip=clip)  # bounded size
+    except Exception:
+        return None
+    if pix.width < 20 or pix.height < 20:
+        return None
+    png = pix.tobytes("png")
+    digest = hashlib.sha256(png).hexdigest()
+    if digest in seen_hashes:
+        return None
+    seen_hashes.add(digest)
+    caption = caption or _band_caption(page, rect)
+    text = _text_inside(page, rect)
+    lines = ocr(png) if kind == "raster" and len(text) < 20 and ocr is not None else []
+    if lines:
+        text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
+    drawn = (drawn or "curve") if kind == "vector" else None
+    sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines)
+    k = figkind.classify(sig, caption + " " + text)
+    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, png, pix.width, pix.height, digest,
+                  caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
+                  chart_type=k.chart_type, number=number, figure_kind=k.kind,
+                  kind_why="; ".join(k.why), signals=sig.to_json())

@@ -19,7 +19,7 @@ from rag.errors import IngestError, LimitExceededError
 from rag.ingest import chunking, layout, metadata
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
-from rag.ingest.ocr import ocr_image, ocr_text
+from rag.ingest.ocr import OcrLine, ocr_image
 from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
 from rag.issuers import issuers_of
 
@@ -122,17 +122,17 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
         f.chunk_index = best.chunk_index if best else None
 
 
-def _figure_ocr(cfg: IngestSettings) -> Callable[[bytes], str]:
+def _figure_ocr(cfg: IngestSettings) -> Callable[[bytes], list[OcrLine]]:
     """OCR of a figure's image, within the document's budget of cfg.ocr_budget_s seconds."""
     spent = [0.0]
 
-    def ocr_fn(png: bytes) -> str:
+    def ocr_fn(png: bytes) -> list[OcrLine]:
         # Figure OCR costs 1-2 s a chart on 2 cores: photos are skipped and a per-document budget applies.
         if spent[0] > cfg.ocr_budget_s or _is_photo(png):
-            return ""
+            return []
         t = time.perf_counter()
         try:
-            return ocr_text(png, cfg.ocr_engine)
+            return ocr_image(png, cfg.ocr_engine)
         finally:
             spent[0] += time.perf_counter() - t
 
@@ -151,7 +151,7 @@ class _Pages:
 
 
 def _read_page(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages, skip_digests: set[bytes],
-               seen: set[str], ocr_fn: Callable[[bytes], str] | None) -> None:
+               seen: set[str], ocr_fn: Callable[[bytes], list[OcrLine]] | None) -> None:
     """Page i into `pages`: its rows (OCR when it has no text layer), its figures, its text if among the first 12.
     A page that fails keeps what was read of it before the failure (its rows, its height), with a warning."""
     page_no = i + 1
@@ -362,6 +362,7 @@ def _figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
         "caption": f.caption, "context": f.context, "ocr_text": f.ocr_text, "chart_type": f.chart_type,
         "image_b64": base64.b64encode(f.png).decode("ascii"), "sha256": f.sha256,
         "width": f.width, "height": f.height, "embedding": _vec(v),
+        "figure_kind": f.figure_kind, "kind_why": f.kind_why, "signals": f.signals,
     } for f, v in zip(figs, vecs, strict=False)]
 
 

@@ -28,7 +28,8 @@ def result_json(h: Hit) -> dict[str, Any]:
 
 def figure_json(f: FigureHit, why: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"figure_id": f.figure_id, "document": f.file_name, "page": f.page, "caption": f.caption,
-                           "score": round(f.similarity, 4), "chunk_id": f.chunk_id}
+                           "score": round(f.similarity, 4), "chunk_id": f.chunk_id, "kind": f.figure_kind,
+                           "chart_type": f.chart_type}
     if why:
         out["why_shown"] = f.why_shown
     return out

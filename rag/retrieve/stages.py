@@ -17,6 +17,7 @@ import numpy as np
 from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.issuers import Issuers, issuers_of
+from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
@@ -452,10 +453,14 @@ class Figures:
         return s
 
     @staticmethod
-    def keep(found: list[FigureHit], chunks: list[Candidate], cfg: RetrievalSettings) -> list[FigureHit]:
+    def keep(found: list[FigureHit], chunks: list[Candidate], cfg: RetrievalSettings,
+             kinds: bool = True) -> list[FigureHit]:
+        """`kinds=False`: every kind, as before figures had kinds (the evaluation's baseline)."""
         rank = {c.chunk_id: i for i, c in enumerate(chunks)}
         keep = []
         for f in found:
+            if kinds and f.figure_kind in NEVER_SHOWN:  # a photo, logo, cover, decoration; a table is its citation
+                continue
             if f.linked and f.similarity >= cfg.linked_figure_floor and f.chunk_id in rank:
                 f.why_shown = f"linked to answer chunk #{rank[f.chunk_id] + 1}; caption similarity {f.similarity:.2f}"
             elif f.similarity >= cfg.figure_floor:

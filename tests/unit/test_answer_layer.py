@@ -6,7 +6,8 @@ from hand_built import cand, doc, figure
 
 from rag.answer import tools
 from rag.answer.extractive import compose, units_of
-from rag.answer.finalize import Checks, confidence_policy, insufficient, place_figures
+from rag.answer.figure_choice import place_figures
+from rag.answer.finalize import Checks, confidence_policy, insufficient
 from rag.answer.model import Answer, Evidence
 from rag.config import AnswerSettings
 from rag.records import Refusal
@@ -52,11 +53,27 @@ def _retrieval(question: str, chunks, refusal=None, figures=()) -> Retrieval:
 
 def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
     c1, c2 = cand(1), cand(2, doc(2, "Globex Industries Inc"))
-    a = Answer("q", "**Acme**: sales [1].\n\n**Globex**: sales [2].", "medium",
-               evidence=[Evidence.of(c1, 1, "sales"), Evidence.of(c2, 2, "sales")])
-    placed = place_figures([figure(1, 2, 0.5, True, 2), figure(2, 99, 0.5, False, 1), figure(3, None, 0.5, False, 7)], a)
-    assert [(f.figure_id, f.after_paragraph) for f in placed] == [(1, 1), (2, 0)]  # 3: a document not cited
-    assert placed[0].document == "Globex Industries 10-K FY2022" and placed[0].to_json()["after_paragraph"] == 1
+    a = Answer("What were Acme's and Globex's net sales?", "**Acme**: sales [1].\n\n**Globex**: sales [2].",
+               "medium", evidence=[Evidence.of(c1, 1, "sales"), Evidence.of(c2, 2, "sales")])
+    placed = place_figures([figure(1, 2, 0.5, True, 2, "Net sales by year", chart_type="bar"),
+                            figure(2, 1, 0.6, True, 1, "Net sales by region", kind="photo"),
+                            figure(3, 1, 0.6, True, 1, "Our people"),
+                            figure(4, 99, 0.7, False, 1, "Net sales by quarter")], a)
+    # 2 is a photo; 3 does not name the measure; 4 is not linked to a cited passage and no chart was asked for
+    assert [(f.figure_id, f.after_paragraph) for f in placed] == [(1, 1)]
+    assert placed[0].document == "Globex Industries 10-K FY2022" and placed[0].to_json()["kind"] == "chart"
+    assert placed[0].why_shown == ("The bar chart on p. 1 (“Net sales by year”), which the cited passage [2] "
+                                   "belongs to; it shows net, sale")
+
+
+def test_a_chart_the_question_asks_for_is_shown_at_most_three_and_none_is_an_answer():
+    c1 = cand(1)
+    a = Answer("Show the chart of Acme's energy use", "Energy use was 5 GWh [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "energy")])
+    figs = [figure(i, 50 + i, 0.5 - i / 100, False, 1, f"Energy use {i}") for i in range(1, 6)]
+    placed = place_figures(figs, a, ["Acme"])
+    assert [f.figure_id for f in placed] == [1, 2, 3] and "which the question asks to see" in placed[0].why_shown
+    assert place_figures([figure(9, 1, 0.9, True, 1, "Water withdrawal")], a) == []
 
 
 def test_a_refusal_says_why_once_and_names_the_nearest_pages():

@@ -1,0 +1,57 @@
+"""Figure kinds: the classifier (rag/ingest/figkind.py) against the figures of tests/fixtures/figure_labels.tsv,
+which two helpers labelled by looking at each crop ingestion made (and its page).
+
+Each labelled region is read exactly as ingestion reads it: its page's text rows and drawings, the crop rendered
+at the ingestion resolution, OCR for an image without a text layer. Reported: accuracy over all kinds, per kind
+(recall and precision), the chart type of the charts found, and — what matters most for the answer — how many
+figures that must never be shown (photos, logos, covers, decoration, tables) are classified as showable (chart,
+diagram, map), and how many charts are hidden. The rules were written looking at these labels: the figure is a
+tuning figure, not a held-out one.
+
+Usage: python bench/bench_figure_kinds.py [--out bench/results/figure_kinds.json]"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, default=SHARED / "corpus")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "figure_kinds.json")
+    a = ap.parse_args()
+    if not a.corpus.exists():
+        print(f"no corpus at {a.corpus}", file=sys.stderr)
+        return 2
+    from rag.eval_figures import classify_labelled, read_labels, summary
+
+    t = time.perf_counter()
+    rows = classify_labelled(read_labels(), a.corpus)
+    s = summary(rows)
+    s["seconds"] = round(time.perf_counter() - t, 1)
+    print(f"{s['figures']} labelled figures, accuracy {s['accuracy']:.2f} ({s['seconds']} s)")
+    print(f"{'kind':12} {'labelled':>8} {'recall':>7} {'precision':>9}")
+    for k, v in s["per_kind"].items():
+        print(f"{k:12} {v['labelled']:>8} {v['recall'] if v['recall'] is not None else '—':>7} "
+              f"{v['precision'] if v['precision'] is not None else '—':>9}")
+    print(f"chart type right on charts found: {s['chart_type_accuracy']}")
+    print(f"never-shown kinds (photo, logo, cover, decoration, table) classified showable: "
+          f"{s['never_shown_kinds_classified_showable']} of {s['never_shown_kinds_labelled']} "
+          f"{dict(s['wrongly_showable'])}")
+    print(f"charts hidden: {s['charts_hidden']}")
+    a.out.write_text(json.dumps({"summary": s, "rows": [{k: r[k] for k in ("path", "page", "kind", "pred",
+                                                                           "chart_type", "pred_chart_type", "why")}
+                                                        for r in rows]}, indent=1))
+    print(f"wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Which figures an answer shows, where, and why — in words an analyst reads.
+
+A figure is shown only when it supports the answer: it is a chart, a diagram or a map (never a photo, a logo, a
+cover, a decoration; a table is shown as the citation's crop of its cited row), its own words (caption, the text
+inside it, the paragraph around it) name the question's measure, and either it belongs to a passage the answer
+cites or the question asks for a chart. At most three; none is a valid answer."""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.extractive import _terms
+from rag.answer.model import Answer, PlacedFigure
+from rag.ingest.figkind import NEVER_SHOWN
+from rag.records import FigureHit
+
+MAX_SHOWN = 3
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+# the question asks to see something: a chart, a plot, a figure, a map — or "show me"
+ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
+                        r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
+# words of a request to see, not of the measure
+_ASK_WORDS = {w for t in ("chart graph plot figure diagram visual visualise visualize illustrate show see where "
+                          "picture image there tracking comparing splitting like over into each") for w in _terms(t)}
+_KIND_WORDS = {"chart": "chart", "diagram": "diagram", "map": "map"}
+
+
+def asks_chart(question: str) -> bool:
+    return bool(ASKS_CHART.search(question))
+
+
+def measure_terms(question: str, names: list[str]) -> set[str]:
+    """The question's own words for what it asks about: no stop words, no company name, no year, no request words."""
+    name_terms = {t for n in names for t in _terms(n)}
+    return {t for t in _terms(question) if not re.fullmatch(r"(?:19|20)\d\d|fy\d+", t)} - name_terms - _ASK_WORDS
+
+
+def _words_of(f: FigureHit) -> tuple[set[str], set[str]]:
+    """(the figure's own words: caption and the text inside it, the paragraph around it)."""
+    return set(_terms(f"{f.caption or ''} {f.ocr_text or ''}")), set(_terms(f.context or ""))
+
+
+def matches(f: FigureHit, terms: set[str]) -> list[str]:
+    """The measure's words the figure names: one in its caption or its text, or two in the paragraph around it."""
+    own, around = _words_of(f)
+    hit = sorted(terms & own)
+    if hit:
+        return hit
+    near = sorted(terms & around)
+    return near if len(near) >= 2 else []
+
+
+def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
+    """"The line chart on p. 14 (“Energy mix 2023”), which the cited passage [2] refers to; it names: energy"."""
+    kind = _KIND_WORDS.get(f.figure_kind or "", "figure")
+    what = f"the {f.chart_type} chart" if kind == "chart" and f.chart_type and f.chart_type != "other" else \
+        f"the {kind}"
+    caption = (f.caption or "").strip()
+    named = f" (“{caption[:80]}{'…' if len(caption) > 80 else ''}”)" if caption else ""
+    link = f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
+    return f"{what[0].upper()}{what[1:]} on p. {f.page}{named}{link}; it shows {', '.join(words[:4])}"
+
+
+def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None = None) -> list[PlacedFigure]:
+    """The figures that support the answer, each after the paragraph that cites its passage (else its document's
+    paragraph); a chart the question asks for may follow the first paragraph. At most three, linked ones first."""
+    marker_para: dict[int, int] = {}
+    for i, p in enumerate(a.paragraphs):
+        for m in _MARKER.findall(p):
+            marker_para.setdefault(int(m), i)
+    cited = {e.chunk_id: e.marker for e in a.evidence if e.marker in marker_para}
+    doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
+    wants = asks_chart(a.question)
+    terms = measure_terms(a.question, names or [])
+    chosen: list[tuple[bool, float, PlacedFigure]] = []
+    for f in figures:
+        if f.figure_kind in NEVER_SHOWN or not a.paragraphs:
+            continue
+        words = matches(f, terms)
+        marker = cited.get(f.chunk_id) if f.chunk_id is not None else None
+        if not words or not (marker or wants):
+            continue
+        para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
+        f.why_shown = why_shown(f, marker, words)
+        label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
+        chosen.append((marker is not None, f.similarity, PlacedFigure.of(f, label, para)))
+    chosen.sort(key=lambda x: (not x[0], -x[1]))
+    return [p for _, _, p in chosen[:MAX_SHOWN]]

@@ -1,0 +1,256 @@
+"""What a figure is: a chart (and its type), a diagram, a table, a photo, a logo or decoration, a map or a cover.
+
+Decided at ingestion from signals the PDF gives, never from a model: the structure of the vector drawings, the
+text inside the region (its density, tick-like numbers on an axis, table rows), the colours of the rendered crop,
+the region's size, shape and place on the page, and its caption. Each decision carries the signals that made it,
+so the debug view can say why a figure is, or is not, shown."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pymupdf
+
+KINDS = ("chart", "diagram", "table", "photo", "logo", "decoration", "map", "cover")
+CHART_TYPES = ("bar", "line", "pie", "donut", "area", "scatter", "waterfall", "other")
+# what is never shown as evidence (a table is shown only as the citation's crop of its cited row)
+NEVER_SHOWN = frozenset({"photo", "logo", "decoration", "cover", "table"})
+
+_NUMBER = re.compile(r"^[(\-–−+]?[$€£]?\d[\d,.]*%?\)?$")
+_CAPTION_KIND = [
+    (re.compile(r"\b(table|tab\.)\s*\d", re.I), "table"),
+    (re.compile(r"\b(map|locations? of|sites? in|footprint)\b", re.I), "map"),
+    (re.compile(r"\b(chart|graph|plot|curves?|histogram|distribution|trend|development of|breakdown|share of|"
+                r"mix|split|in %|percentage)\b", re.I), "chart"),
+    (re.compile(r"\b(architecture|overview of|framework|pipeline|workflow|process|structure|organi[sz]ation|"
+                r"diagram|schematic|model of|flow)\b", re.I), "diagram"),
+]
+_CHART_WORDS = [(re.compile(r"\bdonut|doughnut\b", re.I), "donut"), (re.compile(r"\bpie\b", re.I), "pie"),
+                (re.compile(r"\bwaterfall|bridge\b", re.I), "waterfall"), (re.compile(r"\bscatter\b", re.I), "scatter"),
+                (re.compile(r"\barea chart\b", re.I), "area"), (re.compile(r"\bbars?\b|\bhistogram", re.I), "bar"),
+                (re.compile(r"\bline chart|curves?\b|over time|trend", re.I), "line")]
+
+
+@dataclass
+class Signals:
+    """What the PDF says about one figure region."""
+    source: str  # raster | vector
+    page: int
+    rel_area: float  # the region's share of the page
+    aspect: float  # width / height
+    rel_top: float  # the region's top, as a share of the page height
+    words: int = 0  # text-layer (or OCR) words inside
+    numbers: int = 0  # of which numbers
+    axis: bool = False  # numbers in an arithmetic progression along a line: an axis's ticks
+    table_rows: int = 0  # table rows (label and figures) inside
+    rows: int = 0  # text rows inside
+    drawn: str | None = None  # the vector drawings' verdict: bar | line | pie | curve | rules | None
+    colours: int = 0  # distinct colours of the rendered crop (16 levels a channel)
+    white: float = 0.0  # share of near-white pixels
+    flat: float = 0.0  # share of pixels equal to their right neighbour
+    caption: str = ""
+    repeated: bool = False  # the same image on several pages
+    time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
+
+    def to_json(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "caption"}
+
+
+@dataclass
+class Kind:
+    kind: str
+    chart_type: str | None = None
+    why: list[str] = field(default_factory=list)
+    signals: Signals | None = None
+
+
+def pixel_stats(png: bytes) -> tuple[int, float, float]:
+    """(distinct colours, near-white share, flat share) of a PNG, on a sample of at most ~128 × 128 pixels."""
+    try:
+        pix = pymupdf.Pixmap(png)
+        if pix.alpha:
+            pix = pymupdf.Pixmap(pix, 0)
+        n = pix.n
+        arr = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, n)
+        if n < 3:
+            arr = np.repeat(arr[:, :, :1], 3, axis=2)
+        step = max(1, min(pix.width, pix.height) // 128)
+        a = arr[::step, ::step, :3].astype(np.int32)
+        q = a >> 4
+        colours = len(np.unique(q[:, :, 0] * 256 + q[:, :, 1] * 16 + q[:, :, 2]))
+        white = float((a.min(axis=2) > 235).mean())
+        full = arr[:, :, :3].astype(np.int16)
+        flat = float((np.abs(full[:, 1:] - full[:, :-1]).sum(axis=2) < 6).mean()) if full.shape[1] > 1 else 1.0
+        return colours, white, flat
+    except Exception:
+        return 0, 1.0, 1.0
+
+
+def _progression(values: list[float]) -> bool:
+    """At least three values in order whose steps are whole multiples of the smallest (0 20 40 60, or 0 50 150
+    200 when OCR missed a tick): an axis's ticks."""
+    if len(values) < 3:
+        return False
+    steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+    if any(s == 0 for s in steps) or len({s > 0 for s in steps}) > 1:
+        return False
+    unit = min(abs(s) for s in steps)
+    ratios = [abs(s) / unit for s in steps]
+    return all(abs(r - round(r)) <= 0.02 * r for r in ratios) and sum(round(r) == 1 for r in ratios) >= 2 \
+        and max(ratios) <= 3
+
+
+def _clusters(items: list, key, tol: float) -> list[list]:
+    out: list[list] = []
+    for it in sorted(items, key=key):
+        if out and key(it) - key(out[-1][-1]) <= tol:
+            out[-1].append(it)
+        else:
+            out.append([it])
+    return out
+
+
+def _value(word: str) -> float | None:
+    w = word.strip("()$€£%+").replace(",", "").replace("−", "-").replace("–", "-")
+    try:
+        return float(w)
+    except ValueError:
+        return None
+
+
+def axis_ticks(words: list[tuple[float, float, float, float, str]]) -> bool:
+    """Tick labels: numbers stacked in one column (a y-axis: right edges aligned) or set on one line (an x-axis)
+    whose values step evenly. Years in a table's header step evenly too, so an x-axis of years needs at least
+    four."""
+    nums = [(x0, y0, x1, y1, v) for x0, y0, x1, y1, t in words if _NUMBER.match(t) and (v := _value(t)) is not None]
+    if len(nums) < 3:
+        return False
+    span = max(w[2] for w in words) - min(w[0] for w in words)
+    tol = 3 + 0.012 * span
+    for col in _clusters(nums, lambda n: n[2], tol):
+        if _progression([n[4] for n in sorted(col, key=lambda n: n[1])]):
+            return True
+    for line in _clusters(nums, lambda n: (n[1] + n[3]) / 2, tol):
+        vals = [n[4] for n in sorted(line, key=lambda n: n[0])]
+        years = all(1900 <= v <= 2100 and v == int(v) for v in vals)
+        if _progression(vals) and (len(vals) >= 4 or not years):
+            return True
+    return False
+
+
+def _caption_kind(text: str) -> str | None:
+    for pat, kind in _CAPTION_KIND:
+        if pat.search(text):
+            return kind
+    return None
+
+
+def chart_type_of(s: Signals, text: str) -> str:
+    """The drawings' type, else the caption's word for it, else a line for values over time in an image."""
+    if s.drawn in ("bar", "line", "pie", "scatter"):
+        return s.drawn
+    for pat, t in _CHART_WORDS:
+        if pat.search(text):
+            return t
+    return "line" if s.time_axis else "other"
+
+
+_PERIOD = re.compile(r"^(?:(?:19|20)\d{2}|'?\d{2}|FY\s?'?\d{2,4}|Q[1-4](?:\s?'?\d{2,4})?|H[12])$", re.I)
+
+
+def time_axis(words: list[tuple[float, float, float, float, str]]) -> bool:
+    """Three or more periods on one line: the x-axis of values over time (or a table's header of years)."""
+    periods = [w for w in words if _PERIOD.match(w[4])]
+    if len(periods) < 3:
+        return False
+    tol = 3 + 0.012 * (max(w[2] for w in words) - min(w[0] for w in words))
+    return any(len(line) >= 3 for line in _clusters(periods, lambda w: (w[1] + w[3]) / 2, tol))
+
+
+def classify(s: Signals, text: str = "") -> Kind:
+    """The figure's kind from its signals; `text` is its caption and the text inside it. The order matters: what
+    the page and the pixels say for sure first (a cover, a logo repeated, a photo), then what the drawings and
+    the text inside say (a block of text, a table, a chart's axis or drawn marks), then a diagram."""
+    cap = _caption_kind(s.caption)
+    words_per_row = s.words / max(1, s.rows)
+    number_share = s.numbers / max(1, s.words)
+    if s.page <= 1 and s.rel_area > 0.1:
+        return Kind("cover", None, ["a large image on the first page"])
+    if s.page <= 1 and s.words <= 12:
+        return Kind("logo", None, ["a small image with little text on the first page"])
+    if s.repeated:
+        return Kind("logo", None, ["the same image on several pages"])
+    if s.source == "raster" and s.white < 0.35 and s.words <= 8 and not s.axis:
+        return Kind("photo", None, [f"a picture without a white ground ({s.white:.0%} white) and without text"])
+    if s.source == "raster" and s.rel_area > 0.7 and s.words > 100 and not s.axis:
+        return Kind("decoration", None, ["a scanned page of text"])
+    if s.rows >= 3 and s.words >= 100 and words_per_row >= 15 and number_share < 0.1:
+        return Kind("decoration", None, [f"a block of text ({words_per_row:.0f} words a line), not a figure"])
+    if s.source == "vector" and s.rel_area < 0.03 and s.numbers == 0 and s.words <= 12:
+        return Kind("decoration", None, ["a small drawing without figures"])
+    if s.axis and s.drawn in ("curve", "line", "pie", "scatter"):
+        return Kind("chart", chart_type_of(s, text), ["plotted marks and tick numbers along an axis"])
+    if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
+            (s.drawn == "bar" and s.words >= (150 if s.axis else 30)):
+        return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
+                                    "its caption names a table" if cap == "table" else
+                                    "shaded cells full of text"])
+    if s.axis:
+        return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
+    if s.drawn in ("bar", "line", "pie") and (s.numbers or s.drawn == "pie" or cap == "chart"):
+        return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {s.drawn} chart"])
+    if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:
+        return Kind("chart", chart_type_of(s, text), ["plotted curves with many value labels"])
+    if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85:
+        return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
+    if cap == "map":
+        return Kind("map", None, ["its caption names a map"])
+    if s.source == "raster" and s.rel_area < 0.07 and s.words <= 12:
+        return Kind("logo", None, ["a small image with little text"])
+    if s.rel_area < 0.03 and s.words <= 12:
+        return Kind("decoration", None, ["a small drawing with little text"])
+    if cap == "chart":
+        return Kind("chart", chart_type_of(s, text), ["its caption names a chart"])
+    if s.words < 4 and s.numbers == 0 and not s.caption:
+        return Kind("decoration", None, ["no text, no caption"])
+    return Kind("diagram", None, ["shapes and text without axis or table rows"])
+
+
+def ocr_words(lines) -> list[tuple[float, float, float, float, str]]:
+    """OCR lines (text and pixel box) as words with boxes, each line's width shared among its words by length."""
+    out = []
+    for ln in lines:
+        x0, y0, x1, y1 = ln.box
+        tokens = ln.text.split()
+        total = sum(len(t) + 1 for t in tokens) or 1
+        x = x0
+        for t in tokens:
+            w = (x1 - x0) * (len(t) + 1) / total
+            out.append((x, y0, x + w, y1, t))
+            x += w
+    return out
+
+
+def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, png: bytes, drawn: str | None,
+               caption: str = "", ocr: list | None = None, repeated: bool = False) -> Signals:
+    """The signals of one region of a page; `rows` are the page's text rows (layout.Row), `drawn` the vector
+    drawings' verdict, `ocr` the OCR lines of a raster region without a text layer."""
+    pr = page.rect
+    s = Signals(source, page.number + 1, rect.get_area() / max(1.0, pr.get_area()),
+                rect.width / max(1.0, rect.height), (rect.y0 - pr.y0) / max(1.0, pr.height), caption=caption,
+                drawn=drawn, repeated=repeated)
+    try:
+        words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=rect)]
+    except Exception:
+        words = []
+    if len(words) < 4 and ocr:
+        words = ocr_words(ocr)
+    s.words, s.numbers = len(words), sum(bool(_NUMBER.match(w[4])) for w in words)
+    s.axis, s.time_axis = axis_ticks(words), time_axis(words)
+    inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
+              and (r.x1 or r.x0) <= rect.x1 + 2]
+    s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
+    s.colours, s.white, s.flat = pixel_stats(png)
+    return s

@@ -1,0 +1,82 @@
+"""Read the kind of figures already stored (before figure kinds existed, or after the classifier changed): from
+each document's stored PDF, the same signals and rules as at ingestion (rag/ingest/figkind.py). One document at a
+time; a document without its PDF keeps its figures as they are."""
+
+from __future__ import annotations
+
+import base64
+
+import pymupdf
+
+from rag.config import Settings
+from rag.ingest import figkind, layout
+from rag.ingest import figures as figmod
+from rag.ingest.ocr import ocr_image
+
+
+def _drawn(page: pymupdf.Page, rect: pymupdf.Rect) -> str | None:
+    """The vector drawings' verdict for a region, as at ingestion."""
+    try:
+        drawings = [d for d in page.get_drawings() if rect.contains(d["rect"])
+                    or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
+    except Exception:
+        return "curve"
+    ok, chart_type = figmod._is_chart(drawings, rect)
+    return (chart_type or "curve") if ok else "curve"
+
+
+def page_rows(page: pymupdf.Page) -> list:
+    """A page's text rows in reading order, as ingestion reads them."""
+    from rag.ingest.pipeline import _DICT_FLAGS
+
+    return layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width,
+                                page.number + 1)
+
+
+def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: bytes, caption: str, rows: list,
+                    settings: Settings) -> figkind.Kind:
+    """A region's kind from the same signals as at ingestion: its page's text rows and drawings, its crop, and
+    OCR when it is an image without a text layer."""
+    from rag.ingest.pipeline import _is_photo
+
+    lines = []
+    text = figmod._text_inside(page, rect)
+    if source == "raster" and settings.ingest.ocr and len(text) < 20 and not _is_photo(png):
+        lines = ocr_image(png, settings.ingest.ocr_engine)
+        text = " ".join(ln.text for ln in lines)
+    drawn = _drawn(page, rect) if source == "vector" else None
+    sig = figkind.signals_of(page, rect, source, rows, png, drawn, caption=caption, ocr=lines)
+    k = figkind.classify(sig, caption + " " + text)
+    k.signals = sig
+    return k
+
+
+def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_of: dict[int, list]) -> dict:
+    """One stored figure's kind, from its stored crop and its page."""
+    page = doc.load_page(int(row["page"]) - 1)
+    if row["page"] not in rows_of:
+        rows_of[row["page"]] = page_rows(page)
+    k = classify_region(page, pymupdf.Rect(*row["bbox"]), row["kind"], base64.b64decode(row["image_b64"] or ""),
+                        row["caption"] or "", rows_of[row["page"]], settings)
+    return {"id": row["id"], "figure_kind": k.kind, "chart_type": k.chart_type, "kind_why": "; ".join(k.why),
+            "signals": k.signals.to_json() if k.signals else None}
+
+
+def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
+    """Every stored figure's kind, document by document; documents without a stored PDF are skipped."""
+    docs = store.list_documents()
+    counts = {"documents": 0, "figures": 0, "skipped": 0}
+    for i, d in enumerate(docs, 1):
+        rows = store.admin_rpc("figures_of_document", {"p_document_id": d.document_id})
+        pdf = store.document_file(d.document_id) if rows else None
+        if rows and pdf is None:
+            counts["skipped"] += 1
+        if rows and pdf is not None:
+            with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+                page_rows: dict[int, list] = {}
+                items = [classify_stored(doc, r, settings, page_rows) for r in rows]
+            counts["figures"] += store.admin_rpc("set_figure_kinds", {"items": items})
+            counts["documents"] += 1
+        if progress:
+            progress(i, len(docs))
+    return counts

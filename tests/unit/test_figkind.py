@@ -1,0 +1,50 @@
+"""Figure kinds from the PDF's signals (rag/ingest/figkind.py): axis ticks, periods on a line, and the rules that
+keep photos, logos, covers, text blocks and tables from being shown as charts."""
+
+from rag.ingest.figkind import NEVER_SHOWN, Signals, axis_ticks, classify, time_axis
+
+
+def _words(texts_and_boxes):
+    return [(x0, y0, x1, y1, t) for t, (x0, y0, x1, y1) in texts_and_boxes]
+
+
+def test_axis_ticks_are_evenly_stepped_numbers_in_a_column_or_on_a_line():
+    y_axis = _words([("$300", (115, 78, 160, 101)), ("$250", (114, 142, 162, 167)), ("$200", (112, 203, 161, 231)),
+                     ("$150", (114, 268, 161, 294)), ("$50", (122, 396, 162, 423)), ("$0", (132, 460, 162, 486))])
+    assert axis_ticks(y_axis)  # $100 missed by OCR: the steps are still multiples of 50
+    x_axis = _words([("0", (10, 500, 15, 510)), ("0.5", (100, 500, 115, 510)), ("1.0", (200, 500, 215, 510))])
+    assert axis_ticks(x_axis)
+    amounts = _words([("1,577", (300, 10, 340, 20)), ("6,043", (300, 30, 340, 40)), ("12", (300, 50, 340, 60))])
+    assert not axis_ticks(amounts)  # a table's column of amounts
+    header = _words([("2021", (100, 5, 130, 15)), ("2022", (200, 5, 230, 15)), ("2023", (300, 5, 330, 15))])
+    assert not axis_ticks(header)  # three years on a line: a table's header as often as an axis
+    assert time_axis(header)
+
+
+def _sig(**kw) -> Signals:
+    base = dict(source="vector", page=7, rel_area=0.1, aspect=1.5, rel_top=0.3)
+    return Signals(**{**base, **kw})
+
+
+def test_what_is_never_shown():
+    assert classify(_sig(source="raster", page=1, rel_area=0.5, white=0.1, colours=900)).kind == "cover"
+    assert classify(_sig(source="raster", page=1, rel_area=0.02, words=3)).kind == "logo"
+    portrait = _sig(source="raster", rel_area=0.03, white=0.2, colours=400, flat=0.5)
+    assert classify(portrait).kind == "photo"
+    text_block = _sig(drawn="bar", words=300, rows=15, numbers=2, white=0.8)
+    assert classify(text_block).kind == "decoration"
+    shaded_table = _sig(drawn="bar", words=290, rows=59, table_rows=0, numbers=2, rel_area=0.45)
+    assert classify(shaded_table).kind == "table"
+    assert {"photo", "logo", "cover", "decoration", "table"} <= NEVER_SHOWN
+
+
+def test_charts_from_drawings_axis_or_value_labels():
+    bars = classify(_sig(drawn="bar", words=7, numbers=3, rel_area=0.035))
+    assert (bars.kind, bars.chart_type) == ("chart", "bar")
+    stock = classify(_sig(source="raster", rel_area=0.3, words=29, numbers=8, axis=True, time_axis=True, white=0.97))
+    assert (stock.kind, stock.chart_type) == ("chart", "line")
+    plot = classify(_sig(drawn="scatter", axis=True, words=40, numbers=15, rows=12, table_rows=5))
+    assert (plot.kind, plot.chart_type) == ("chart", "scatter")  # tick rows look tabular; the marks say plot
+    flow = classify(_sig(drawn="curve", words=150, rows=39, numbers=1))
+    assert flow.kind == "diagram"
+    assert classify(_sig(source="vector", rel_area=0.02, words=8)).kind == "decoration"  # an icon
