@@ -36,7 +36,8 @@ def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
         if key not in rows_of:
             rows_of[key] = page_rows(page)
         rect = pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1")))
-        png = render(page, settings.ingest.figure_dpi / 72, clip=(rect + (-6, -6, 6, 6)) & page.rect).tobytes("png")
+        clip = figmod.crop_of(page, rect)
+        png = render(page, figmod.crop_zoom(clip, settings.ingest), clip=clip).tobytes("png")
         caption, _ = figmod._caption_for(rect, rows_of[key])
         k = classify_region(page, rect, lab["source"], png, caption, rows_of[key], settings)
         out.append({**lab, "pred": k.kind, "pred_chart_type": k.chart_type or "", "why": "; ".join(k.why)})

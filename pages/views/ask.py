@@ -49,6 +49,12 @@ def _filters(docs: list[DocumentMeta]) -> SearchFilters:
                          doc_types=types or None)
 
 
+@st.dialog("Figure", width="large")
+def _enlarge(png: bytes, label: str) -> None:
+    """The figure at the dialog's full width (crops are rendered at least twice the width shown in the answer)."""
+    st.image(png, caption=label, width="stretch")
+
+
 def render_answer(a, i: int) -> None:
     """One answer: paragraphs, each followed by the figures that belong after it; then sources and actions."""
     if a.insufficient:
@@ -60,8 +66,11 @@ def render_answer(a, i: int) -> None:
             for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
                 png = _figure_png(f.figure_id)
                 if png:
-                    st.image(png, caption=f"{f.caption or 'Figure'} — {f.document}, p. {f.page}", width=520)
+                    label = f"{f.caption or 'Figure'} — {f.document}, p. {f.page}"
+                    st.image(png, caption=label, width=520)
                     st.caption(f"Why shown: {f.why_shown}")
+                    if st.button("Enlarge", key=f"enlarge-{i}-{p_i}-{f.figure_id}", icon=":material/zoom_in:"):
+                        _enlarge(png, label)
     c1, c2 = st.columns([1, 5])
     with c1:
         confidence_badge(a.confidence)

@@ -17,6 +17,7 @@ from rag.ingest.pdf import render
 
 CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
                      r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]?", re.I)
+DISPLAY_WIDTH_PX = 520  # the width of a figure in an answer (pages/views/ask.py)
 FIG_NUM = re.compile(r"\b(?:figure|fig\.?)\s*(\d+)", re.I)
 
 
@@ -317,6 +318,15 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     return figures
 
 
+def crop_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
+    return (rect + (-6, -6, 6, 6)) & page.rect
+
+
+def crop_zoom(clip: pymupdf.Rect, cfg: IngestSettings) -> float:
+    """At least twice the width an answer shows a figure at, so that it stays legible when enlarged."""
+    return max(cfg.figure_dpi / 72, 2 * DISPLAY_WIDTH_PX / max(clip.width, 1.0))
+
+
 def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     """A label set in the same row as its neighbours' labels: the band just below or above the region."""
     for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
@@ -332,9 +342,9 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
                number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
                ocr) -> Figure | None:
     """One region rendered, read (its text layer, else OCR) and classified; None when it is a duplicate."""
-    clip = (rect + (-6, -6, 6, 6)) & page.rect
+    clip = crop_of(page, rect)
     try:
-        pix = render(page, cfg.figure_dpi / 72, clip=clip)  # bounded size
+        pix = render(page, crop_zoom(clip, cfg), clip=clip)  # bounded size
     except Exception:
         return None
     if pix.width < 20 or pix.height < 20:
