@@ -11,11 +11,11 @@ import re
 
 from rag.answer.extractive import _terms
 from rag.answer.model import Answer, PlacedFigure
+from rag.answer.verify import _MARKER
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import FigureHit
 
 MAX_SHOWN = 3
-_MARKER = re.compile(r"\[(\d{1,2})\]")
 # the question asks to see something: a chart, a plot, a figure, a map — or "show me"
 ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
                         r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)

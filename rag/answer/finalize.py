@@ -1,5 +1,5 @@
-"""The one finishing step of every answer, extractive or LLM: citation verification, the confidence policy,
-figure placement, and the refusal ("Insufficient data: …") with the nearest pages."""
+"""The one finishing step of every answer, extractive or LLM: citation verification, the confidence policy
+and the refusal ("Insufficient data: …") with the nearest pages."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from rag.answer.verify import verify
 from rag.config import AnswerSettings
 from rag.domain import years_of
 from rag.retrieve.pipeline import Retrieval
-
-_MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
 def insufficient(r: Retrieval, why: str | None = None, nearest: bool = True) -> Answer:

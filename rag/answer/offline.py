@@ -201,11 +201,11 @@ def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, Docum
 
 def _rows_lead(store, r: Retrieval, ask: Ask, retrieved: dict[int, float]) -> Lead | None:
     """Each named row's cells, when the question compares things that are rows of one retrieved table."""
-    if not sides(strip_instructions(r.intent.question)):
+    question = strip_instructions(r.intent.question)
+    if not sides(question):
         return None
     top = [c.chunk_id for c in r.chunks[:5]]
-    pick = compare_rows(strip_instructions(r.intent.question), store.match_facts(chunk_ids=top, match_count=400),
-                        retrieved)
+    pick = compare_rows(question, store.match_facts(chunk_ids=top, match_count=400), retrieved)
     if pick is None:
         return None
     # a results table has no company or period to check: each side is a row of it, and the measure a column

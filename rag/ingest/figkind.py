@@ -66,8 +66,8 @@ class Kind:
     signals: Signals | None = None
 
 
-def pixel_stats(png: bytes) -> tuple[int, float, float]:
-    """(distinct colours, near-white share, flat share) of a PNG, on a sample of at most ~128 × 128 pixels."""
+def pixel_stats(png: bytes, sample: int = 128) -> tuple[int, float, float]:
+    """(distinct colours, near-white share, flat share) of a PNG, on a sample of about `sample` pixels a side."""
     try:
         pix = pymupdf.Pixmap(png)
         if pix.alpha:
@@ -76,7 +76,7 @@ def pixel_stats(png: bytes) -> tuple[int, float, float]:
         arr = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, n)
         if n < 3:
             arr = np.repeat(arr[:, :, :1], 3, axis=2)
-        step = max(1, min(pix.width, pix.height) // 128)
+        step = max(1, min(pix.width, pix.height) // sample)
         a = arr[::step, ::step, :3].astype(np.int32)
         q = a >> 4
         colours = len(np.unique(q[:, :, 0] * 256 + q[:, :, 1] * 16 + q[:, :, 2]))

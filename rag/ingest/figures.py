@@ -177,6 +177,12 @@ def _wedges(drawings: list[dict]) -> bool:
     return 0.6 < union.width / max(1.0, union.height) < 1.7 and len(near) >= 0.6 * len(shapes)
 
 
+def drawings_in(drawings: list[dict], rect: pymupdf.Rect) -> list[dict]:
+    """The drawings of a region: inside it, or mostly inside it."""
+    return [d for d in drawings
+            if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
+
+
 def _looks_like_table(rect: pymupdf.Rect, rows: list[Row]) -> bool:
     """Ruled or shaded tables draw boxes too; their text rows hold label + numbers across the region."""
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
@@ -221,9 +227,7 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
         # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own.
         if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area()) for t in taken):
             continue
-        inside = [d for d in drawings
-                  if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
-        ok, chart_type = _is_chart(inside, rect)
+        ok, chart_type = _is_chart(drawings_in(drawings, rect), rect)
         # Bars are the weak signal (shaded table cells look alike): then the text must not be a table.
         if ok and (chart_type != "bar" or not _looks_like_table(rect, rows)):
             out.append((_grow_to_labels(rect, rows), chart_type))

@@ -16,7 +16,7 @@ import pymupdf
 from rag.config import IngestSettings, Settings
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
-from rag.ingest import chunking, layout, metadata
+from rag.ingest import chunking, figkind, layout, metadata
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import OcrLine, ocr_image
@@ -58,17 +58,7 @@ _DICT_FLAGS = (pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | p
 
 def _is_photo(png: bytes) -> bool:
     """Photos have thousands of distinct colours; charts and diagrams a few flat ones."""
-    try:
-        pix = pymupdf.Pixmap(png)
-        if pix.n < 3:
-            return False
-        step = max(1, min(pix.width, pix.height) // 64)
-        arr = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)[::step, ::step, :3]
-        q = (arr >> 4).reshape(-1, 3).astype(np.int32)
-        colours = len(np.unique(q[:, 0] * 256 + q[:, 1] * 16 + q[:, 2]))
-        return colours > 600
-    except Exception:
-        return False
+    return figkind.pixel_stats(png, sample=64)[0] > 600
 
 
 def _ocr_page(page: pymupdf.Page, engine: str) -> list[layout.Line]:

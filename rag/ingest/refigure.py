@@ -17,8 +17,7 @@ from rag.ingest.ocr import ocr_image
 def _drawn(page: pymupdf.Page, rect: pymupdf.Rect) -> str | None:
     """The vector drawings' verdict for a region, as at ingestion."""
     try:
-        drawings = [d for d in page.get_drawings() if rect.contains(d["rect"])
-                    or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
+        drawings = figmod.drawings_in(page.get_drawings(), rect)
     except Exception:
         return "curve"
     ok, chart_type = figmod._is_chart(drawings, rect)
