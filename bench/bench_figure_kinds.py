@@ -8,6 +8,10 @@ figures that must never be shown (photos, logos, covers, decoration, tables) are
 diagram, map), and how many charts are hidden. The rules were written looking at these labels: the figure is a
 tuning figure, not a held-out one.
 
+Crops: for each labelled figure, the crop ingestion makes now (rag/ingest/crop.py) and the crop it made before
+(the region with a 6-pt margin), in the same run: how many crops slice a line of text, how many lines, and how many
+take part of another figure of the page.
+
 Usage: python bench/bench_figure_kinds.py [--out bench/results/figure_kinds.json]"""
 
 from __future__ import annotations
@@ -46,7 +50,17 @@ def main() -> int:
           f"{s['never_shown_kinds_classified_showable']} of {s['never_shown_kinds_labelled']} "
           f"{dict(s['wrongly_showable'])}")
     print(f"charts hidden: {s['charts_hidden']}")
-    a.out.write_text(json.dumps({"summary": s, "rows": [{k: r[k] for k in ("path", "page", "kind", "pred",
+    from rag.eval_figures import crop_quality, crop_summary
+
+    crops = crop_quality(read_labels(), a.corpus)
+    cs = crop_summary(crops)
+    print(f"\ncrops (baseline: the region with a 6-pt margin, as before)\n{'figures':22} {'crop':7} {'n':>4} "
+          f"{'slicing text':>13} {'lines sliced':>13} {'part of another':>16}")
+    for group, by in cs.items():
+        for tag, v in by.items():
+            print(f"{group:22} {tag:7} {v['figures']:>4} {v['crops_slicing_text']:>13} {v['lines_sliced']:>13} "
+                  f"{v['crops_with_part_of_another_figure']:>16}")
+    a.out.write_text(json.dumps({"summary": s, "crops": cs, "rows": [{k: r[k] for k in ("path", "page", "kind", "pred",
                                                                            "chart_type", "pred_chart_type", "why")}
                                                         for r in rows]}, indent=1))
     print(f"wrote {a.out}")

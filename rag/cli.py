@@ -323,18 +323,31 @@ def _add_filter_args(s: argparse.ArgumentParser) -> None:
 def cmd_figures(args) -> int:
     settings = _settings(args)
     store = _store(args, settings)
-    from rag.ingest.refigure import reclassify
+    from rag.ingest.refigure import reclassify, recrop
 
-    n = reclassify(store, settings, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr))
-    print(f"\nread the kind of {n['figures']} figures in {n['documents']} documents"
-          + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done}/{total}", end="", file=sys.stderr)
+
+    if args.reclassify:
+        n = reclassify(store, settings, progress=progress)
+        print(f"\nread the kind of {n['figures']} figures in {n['documents']} documents"
+              + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+    if args.recrop:
+        n = recrop(store, settings, progress=progress)
+        print(f"\ncropped {n['figures']} figures in {n['documents']} documents again"
+              + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+    if not (args.reclassify or args.recrop):
+        print("error: say what to do: --reclassify, --recrop or both", file=sys.stderr)
+        return 2
     return 0
 
 
 def _add_figures_parser(sub) -> None:
-    s = sub.add_parser("figures", help="read the kind of every stored figure again (chart, table, photo …)")
-    s.add_argument("--reclassify", action="store_true", required=True,
-                   help="from each document's stored PDF, with the current classifier")
+    s = sub.add_parser("figures", help="read stored figures again from their PDFs: their kind, their crop")
+    s.add_argument("--reclassify", action="store_true",
+                   help="each figure's kind (chart, table, photo …) with the current classifier")
+    s.add_argument("--recrop", action="store_true",
+                   help="each figure's crop: graphic, labels and caption or title, without prose or neighbours")
     s.set_defaults(fn=cmd_figures)
 
 

@@ -67,3 +67,54 @@ def summary(rows: list[dict]) -> dict:
         "confusion": {f"{a} → {b}": n for (a, b), n in
                       Counter((r["kind"], r["pred"]) for r in rows if r["kind"] != r["pred"]).most_common()},
     }
+
+
+def _sliced(crop, lines) -> int:
+    """Text lines the crop cuts through: partly inside, partly outside."""
+    n = 0
+    for ln in lines:
+        area = ln.rect.get_area()
+        inside = (ln.rect & crop).get_area() if area > 0 and ln.rect.intersects(crop) else 0.0
+        n += 0.05 * area < inside < 0.95 * area
+    return n
+
+
+def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
+    """Each labelled figure's crop now (rag/ingest/crop.py) and as before (the region with a 6-pt margin): the
+    lines of text it slices, whether it takes part of another figure of the page, its area."""
+    import pymupdf
+
+    from rag.ingest import crop as cropmod
+    from rag.ingest import figures as figmod
+
+    pages: dict[tuple[str, str], list[dict]] = {}
+    for lab in labels:
+        pages.setdefault((lab["path"], lab["page"]), []).append(lab)
+    out, docs = [], {}
+    for (path, pg), labs in pages.items():
+        page = docs.setdefault(path, pymupdf.open(corpus / path)).load_page(int(pg) - 1)
+        lines, drawings = cropmod.text_lines(page), figmod._drawings(page)
+        rects = [pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1"))) for lab in labs]
+        for lab, rect in zip(labs, rects):
+            others = [o for o in rects if o != rect and not o.intersects(rect)]
+            graphic = cropmod.graphic_of(rect, lab["source"] == "raster", drawings)
+            closed = lab["source"] == "raster" or cropmod.framed(graphic, drawings)
+            crops = {"before": figmod.crop_of(page, rect),
+                     "now": cropmod.tight_crop(page, graphic, lines, closed, others)}
+            row = {"path": path, "page": pg, "kind": lab["kind"], "label_crop": lab["crop"]}
+            for tag, c in crops.items():
+                row[f"{tag}_sliced"] = _sliced(c, lines)
+                row[f"{tag}_foreign"] = sum((o & c).get_area() > 0.02 * o.get_area() for o in others)
+                row[f"{tag}_box"] = [round(v, 1) for v in c]
+            out.append(row)
+    return out
+
+
+def crop_summary(rows: list[dict]) -> dict:
+    def agg(sel: list[dict], tag: str) -> dict:
+        return {"figures": len(sel), "crops_slicing_text": sum(r[f"{tag}_sliced"] > 0 for r in sel),
+                "lines_sliced": sum(r[f"{tag}_sliced"] for r in sel),
+                "crops_with_part_of_another_figure": sum(r[f"{tag}_foreign"] > 0 for r in sel)}
+    shown = [r for r in rows if r["kind"] in SHOWABLE]
+    return {"all": {t: agg(rows, t) for t in ("before", "now")},
+            "chart_diagram_map": {t: agg(shown, t) for t in ("before", "now")}}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.config import IngestSettings
+from rag.ingest import crop as cropmod
 from rag.ingest import figkind
 from rag.ingest.layout import Row
 from rag.ingest.pdf import render
@@ -203,14 +204,18 @@ def _grow_to_labels(rect: pymupdf.Rect, rows: list[Row], reach: float = 24) -> p
     return grown
 
 
-def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row]):
+def _drawings(page: pymupdf.Page) -> list[dict]:
+    """The page's vector drawings, without page backgrounds and frames (they would swallow every chart)."""
     area = page.rect.width * page.rect.height
     try:
-        drawings = page.get_drawings()
+        return [d for d in page.get_drawings() if d["rect"].width * d["rect"].height < 0.5 * area]
     except Exception:
         return []
-    # Page backgrounds and frames are drawings too; they would swallow every chart on the page.
-    drawings = [d for d in drawings if d["rect"].width * d["rect"].height < 0.5 * area]
+
+
+def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row]):
+    area = page.rect.width * page.rect.height
+    drawings = _drawings(page)
     if not drawings or len(drawings) > 5000:
         return []
     try:
@@ -315,8 +320,14 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     regions = list(merged.values()) + singles
     regions.sort(key=lambda x: -x[0].get_area())
     figures: list[Figure] = []
+    lines = cropmod.text_lines(page) if regions else []
+    drawings = _drawings(page) if any(r[1] == "vector" for r in regions) else []
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
-        fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr)
+        graphic = cropmod.graphic_of(rect, kind == "raster", drawings)
+        closed = kind == "raster" or cropmod.framed(graphic, drawings)
+        display = cropmod.tight_crop(page, graphic, lines, closed, [r[0] for r in regions if r[0] != rect])
+        fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
+                         display)
         if fig is not None:
             figures.append(fig)
     return figures
@@ -344,17 +355,22 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
 
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
                number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
-               ocr) -> Figure | None:
-    """One region rendered, read (its text layer, else OCR) and classified; None when it is a duplicate."""
+               ocr, display: pymupdf.Rect | None = None) -> Figure | None:
+    """One region rendered, read (its text layer, else OCR) and classified, and shown as its display crop
+    (rag/ingest/crop.py); None when it is a duplicate."""
     clip = crop_of(page, rect)
     try:
         pix = render(page, crop_zoom(clip, cfg), clip=clip)  # bounded size
+        if display is not None and display != clip and not display.is_empty:
+            shown = render(page, crop_zoom(display, cfg), clip=display)
+        else:
+            shown = pix
     except Exception:
         return None
-    if pix.width < 20 or pix.height < 20:
+    if shown.width < 20 or shown.height < 20:
         return None
-    png = pix.tobytes("png")
-    digest = hashlib.sha256(png).hexdigest()
+    png, shown_png = pix.tobytes("png"), (shown.tobytes("png") if shown is not pix else None)
+    digest = hashlib.sha256(shown_png or png).hexdigest()
     if digest in seen_hashes:
         return None
     seen_hashes.add(digest)
@@ -366,7 +382,7 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     drawn = (drawn or "curve") if kind == "vector" else None
     sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines)
     k = figkind.classify(sig, caption + " " + text)
-    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, png, pix.width, pix.height, digest,
+    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, shown_png or png, shown.width, shown.height, digest,
                   caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
                   chart_type=k.chart_type, number=number, figure_kind=k.kind,
                   kind_why="; ".join(k.why), signals=sig.to_json())

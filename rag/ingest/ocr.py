@@ -31,7 +31,8 @@ def _get_engine(name: str = "rapidocr"):
                 from rapidocr import RapidOCR
 
                 _engine = ("rapidocr", RapidOCR())
-                logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+                # "The text detection result is empty" is a warning there; an image without text is normal here.
+                logging.getLogger("RapidOCR").setLevel(logging.ERROR)
         return _engine
 
 

@@ -1,6 +1,6 @@
-"""Read the kind of figures already stored (before figure kinds existed, or after the classifier changed): from
-each document's stored PDF, the same signals and rules as at ingestion (rag/ingest/figkind.py). One document at a
-time; a document without its PDF keeps its figures as they are."""
+"""Figures already stored, read again from each document's stored PDF with the same code as ingestion: their kind
+(rag/ingest/figkind.py, after the classifier changed) or their crop (rag/ingest/crop.py, after the cropper changed).
+One document at a time; a document without its PDF keeps its figures as they are."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import base64
 import pymupdf
 
 from rag.config import Settings
+from rag.ingest import crop as cropmod
 from rag.ingest import figkind, layout
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image
+from rag.ingest.pdf import render
 
 
 def _drawn(page: pymupdf.Page, rect: pymupdf.Rect) -> str | None:
@@ -61,8 +63,28 @@ def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_o
             "signals": k.signals.to_json() if k.signals else None}
 
 
-def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
-    """Every stored figure's kind, document by document; documents without a stored PDF are skipped."""
+def recrop_page(page: pymupdf.Page, rows: list[dict], settings: Settings) -> list[dict]:
+    """The display crops of one page's stored figures, as ingestion crops them now."""
+    lines = cropmod.text_lines(page)
+    drawings = figmod._drawings(page) if any(r["kind"] == "vector" for r in rows) else []
+    rects = [pymupdf.Rect(*r["bbox"]) for r in rows]
+    out = []
+    for r, rect in zip(rows, rects):
+        graphic = cropmod.graphic_of(rect, r["kind"] == "raster", drawings)
+        closed = r["kind"] == "raster" or cropmod.framed(graphic, drawings)
+        clip = cropmod.tight_crop(page, graphic, lines, closed, [o for o in rects if o != rect])
+        try:
+            pix = render(page, figmod.crop_zoom(clip, settings.ingest), clip=clip)
+        except Exception:
+            continue
+        if pix.width >= 20 and pix.height >= 20:
+            out.append({"id": r["id"], "image_b64": base64.b64encode(pix.tobytes("png")).decode(),
+                        "width": pix.width, "height": pix.height})
+    return out
+
+
+def _each_document(store, progress, work) -> dict[str, int]:
+    """work(doc, rows) -> rows updated, for each document with figures and its stored PDF."""
     docs = store.list_documents()
     counts = {"documents": 0, "figures": 0, "skipped": 0}
     for i, d in enumerate(docs, 1):
@@ -72,10 +94,28 @@ def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
             counts["skipped"] += 1
         if rows and pdf is not None:
             with pymupdf.open(stream=pdf, filetype="pdf") as doc:
-                page_rows: dict[int, list] = {}
-                items = [classify_stored(doc, r, settings, page_rows) for r in rows]
-            counts["figures"] += store.admin_rpc("set_figure_kinds", {"items": items})
+                counts["figures"] += work(doc, rows)
             counts["documents"] += 1
         if progress:
             progress(i, len(docs))
     return counts
+
+
+def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
+    """Every stored figure's kind, document by document; documents without a stored PDF are skipped."""
+    def work(doc: pymupdf.Document, rows: list[dict]) -> int:
+        page_rows: dict[int, list] = {}
+        items = [classify_stored(doc, r, settings, page_rows) for r in rows]
+        return store.admin_rpc("set_figure_kinds", {"items": items})
+    return _each_document(store, progress, work)
+
+
+def recrop(store, settings: Settings, progress=None) -> dict[str, int]:
+    """Every stored figure's display crop, document by document (one update per document)."""
+    def work(doc: pymupdf.Document, rows: list[dict]) -> int:
+        by_page: dict[int, list[dict]] = {}
+        for r in rows:
+            by_page.setdefault(int(r["page"]), []).append(r)
+        items = [it for p, rs in by_page.items() for it in recrop_page(doc.load_page(p - 1), rs, settings)]
+        return store.admin_rpc("set_figure_images", {"items": items}) if items else 0
+    return _each_document(store, progress, work)

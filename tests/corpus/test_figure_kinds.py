@@ -30,3 +30,49 @@ def test_what_must_never_be_shown_is_rarely_classified_showable(classified):
     assert s["never_shown_kinds_classified_showable"] <= 0.08 * s["never_shown_kinds_labelled"], s["wrongly_showable"]
     # no photo of a person and no logo is ever classified a chart
     assert not [r for r in rows if r["kind"] in ("photo", "logo") and r["pred"] == "chart"]
+
+
+def test_crops_slice_less_text_and_never_take_another_figure():
+    """The crops of the labelled figures now against the region-plus-margin crops of before, in the same run."""
+    from rag.eval_figures import crop_quality, crop_summary, read_labels
+
+    corpus_or_skip("financebench-dev", "3M_2016_10K.pdf")
+    s = crop_summary(crop_quality(read_labels(), CORPUS))
+    for group in ("all", "chart_diagram_map"):
+        before, now = s[group]["before"], s[group]["now"]
+        assert now["lines_sliced"] <= 0.6 * before["lines_sliced"], s
+        assert now["crops_slicing_text"] <= 0.6 * before["crops_slicing_text"], s
+        assert now["crops_with_part_of_another_figure"] == 0, s
+
+
+@pytest.mark.parametrize("path, page, rect, wanted, unwanted", [
+    # a stock-performance chart in its box: the index-value table set right below it stays out
+    ("financebench/AMD_2022_annualreport.pdf", 50, (84, 170, 530, 470), ["Comparison of Cumulative"], ["Base Period"]),
+    # a donut whose title, unit line and callouts are page text around the drawing
+    ("esg/vonovia_sustainability_report_2020.pdf", 41, (54, 631, 292, 775),
+     ["86% of New Buildings", "Breakdown in %", "14.1%", "efficiency class A+"], ["building plots"]),
+    # a paper's chart: its caption below, not the paragraph around it
+    ("papers/strain_sensor_cmos.pdf", 7, (313, 498, 551, 663), ["Figure 15"], ["three times higher"]),
+])
+def test_a_crop_holds_the_title_and_labels_and_not_its_neighbours(path, page, rect, wanted, unwanted):
+    import pymupdf
+
+    from rag.eval_figures import read_labels
+    from rag.ingest import crop as cropmod
+    from rag.ingest import figures as figmod
+
+    corpus_or_skip(*path.split("/"))
+    labels = [lab for lab in read_labels() if lab["path"] == path and int(lab["page"]) == page]
+    rects = [pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1"))) for lab in labels]
+    mine = min(rects, key=lambda r: abs(r.x0 - rect[0]) + abs(r.y0 - rect[1]))
+    with pymupdf.open(CORPUS / path) as doc:
+        pg = doc[page - 1]
+        drawings = figmod._drawings(pg)
+        graphic = cropmod.graphic_of(mine, False, drawings)
+        crop = cropmod.tight_crop(pg, graphic, cropmod.text_lines(pg), cropmod.framed(graphic, drawings),
+                                  [r for r in rects if r != mine])
+        text = " ".join(pg.get_textbox(crop).split())
+    for w in wanted:
+        assert w in text, (w, text[:300])
+    for u in unwanted:
+        assert u not in text, (u, text[:300])

@@ -66,6 +66,17 @@ def test_ask_sql_and_a_refused_statement(cli_store):
     assert obj["confidence"] == "insufficient_data" and "only SELECT" in obj["answer"]
 
 
+def test_figures_read_again_from_the_stored_pdfs(cli_store):
+    """Kinds and crops of stored figures, again: counts per document, and a bare 'figures' says what to add."""
+    out = run("--data-dir", str(cli_store), "figures", "--reclassify", "--recrop")
+    assert out.returncode == 0, out.stderr
+    assert "read the kind of" in out.stdout and "cropped" in out.stdout and "figures in 2 documents" in out.stdout
+    bare = run("--data-dir", str(cli_store), "figures")
+    assert bare.returncode == 2 and "--recrop" in bare.stderr and "Traceback" not in bare.stderr
+    j = json.loads(run("--data-dir", str(cli_store), "search", "emissions chart", "--json").stdout)
+    assert all({"kind", "chart_type"} <= set(f) for f in j["figures"])
+
+
 def test_docs_doctor_delete(cli_store, tmp_path):
     docs = json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)
     assert {d["file_name"] for d in docs} == {"paper.pdf", "esg.pdf"}

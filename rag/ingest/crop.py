@@ -1,0 +1,262 @@
+"""The crop of a figure: its graphic, the labels drawn next to it (axis values, legend), its caption or the title
+set above it as page text — and nothing else. Body prose and the graphics of neighbouring figures bound the crop:
+it never slices a line of text or takes part of another figure."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+CAPTION = re.compile(r"^\s*((figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration|source|note)s?\b|[*†¹²³])",
+                     re.I)
+FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
+                            r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]", re.I)
+HEADING = re.compile(r"^\s*(\d+(\.\d+)+\.?|[A-Z]\.?\d*)\s+[A-Z]")  # "3.3.1. Results", "F Partial …"
+SENTENCE = re.compile(r"[a-z)]\.(\s+[A-Z]|\s*$)")  # a sentence ends in the line
+MARGIN = 4.0
+LABEL_REACH = 16.0  # a label row sits this close to the graphic or to a label already taken
+SIDE_REACH = 90.0  # axis values, callouts and legends beside the plot
+TITLE_REACH = 30.0
+
+
+@dataclass
+class TextLine:
+    rect: pymupdf.Rect
+    text: str
+    size: float
+    prose: bool = False
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+def text_lines(page: pymupdf.Page) -> list[TextLine]:
+    """The page's text lines with their boxes, rotated ones included (a y-axis title is a label too)."""
+    try:
+        blocks = page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]
+    except Exception:
+        return []
+    out, bold = [], []
+    for b in blocks:
+        for ln in b.get("lines", []):
+            spans = [s for s in ln.get("spans", []) if s.get("text", "").strip()]
+            if not spans:
+                continue
+            text = " ".join(" ".join(s["text"].split()) for s in spans)
+            out.append(TextLine(pymupdf.Rect(ln["bbox"]), text, max(s["size"] for s in spans)))
+            bold.append(all((s.get("flags", 0) & 16) or "bold" in s.get("font", "").lower() for s in spans))
+    wordy = [ln for ln in out if ln.words >= 5]
+    for ln, strong in zip(out, bold):
+        ln.prose = not strong and _long(ln) and (bool(SENTENCE.search(ln.text)) or any(
+            o is not ln and abs(o.rect.y0 - ln.rect.y0) < 1.6 * ln.size and abs(o.size - ln.size) < 1
+            and min(o.rect.x1, ln.rect.x1) - max(o.rect.x0, ln.rect.x0) > 0.5 * min(o.rect.width, ln.rect.width)
+            for o in wordy))
+    return out
+
+
+def _long(ln: TextLine) -> bool:
+    """Many words, mostly letters, wide."""
+    if ln.words < 8:
+        return False
+    letters = sum(c.isalpha() for c in ln.text)
+    digits = sum(c.isdigit() for c in ln.text)
+    return letters > 4 * max(digits, 1) and ln.rect.width > 150
+
+
+def is_prose(ln: TextLine) -> bool:
+    """A line of running text — a long line in a paragraph of long lines, or a sentence — never a chart's label
+    or title."""
+    return ln.prose
+
+
+def _beside(box: pymupdf.Rect, g: pymupdf.Rect, b: pymupdf.Rect) -> bool:
+    """A short label beside the graphic (axis values, callouts, a legend): level with the graphic or a label
+    already taken, in a band at its side."""
+    if not (b.y1 >= box.y0 - LABEL_REACH and b.y0 <= box.y1 + LABEL_REACH) or b.width > 120:
+        return False
+    return g.x0 - SIDE_REACH <= b.x0 and b.x1 <= g.x0 + 2 or g.x1 - 2 <= b.x0 and b.x1 <= g.x1 + 1.6 * SIDE_REACH
+
+
+def _stacked(box: pymupdf.Rect, g: pymupdf.Rect, b: pymupdf.Rect) -> bool:
+    """A label above or below: within the graphic's width; above, close to the graphic (values over bars, a unit
+    line); below, close to the graphic or to a label already taken (axis values, axis title, legend rows)."""
+    if not (b.x0 >= g.x0 - LABEL_REACH * 2.5 and b.x1 <= g.x1 + LABEL_REACH * 2.5):
+        return False
+    above = b.y1 <= g.y0 + 2 and g.y0 - b.y1 <= LABEL_REACH
+    below = b.y0 >= g.y1 - 2 and b.y0 <= box.y1 + LABEL_REACH
+    return above or below or g.intersects(b)
+
+
+def _other_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> bool:
+    """A line inside another text column (a column of prose beside the figure, not across it): not a label."""
+    return any(is_prose(o) and o.rect.x0 <= ln.rect.x0 + 1 and o.rect.x1 >= ln.rect.x1 - 1
+               and (o.rect.x1 < g.x0 or o.rect.x0 > g.x1) and abs(o.rect.y0 - ln.rect.y0) < 200 for o in lines)
+
+
+def _in_text_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> bool:
+    """A line that starts where the prose of a column beside the figure starts is that column's text."""
+    return ln.words >= 2 and any(c.isalpha() for c in ln.text) and any(
+        is_prose(o) and abs(o.rect.x0 - ln.rect.x0) < 2.5 and abs(o.rect.y0 - ln.rect.y0) < 80
+        and (o.rect.x1 < g.x0 or o.rect.x0 > g.x1) for o in lines)
+
+
+def _aligned_with_prose(ln: TextLine, lines: list[TextLine]) -> bool:
+    return any(is_prose(o) and o is not ln and abs(o.rect.x0 - ln.rect.x0) < 2.5 and abs(o.rect.y0 - ln.rect.y0) < 80
+               for o in lines)
+
+
+def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[dict]) -> pymupdf.Rect:
+    """What is drawn of a region: an image's box, or the union of the vector drawings mostly inside it (the
+    region was grown to its label rows; the crop takes labels by its own rules)."""
+    if raster:
+        return pymupdf.Rect(rect)
+    out = pymupdf.Rect()
+    for d in drawings:
+        r = d["rect"]
+        if rect.contains(r) or (r & rect).get_area() > 0.8 * r.get_area():
+            out |= r
+    return out & rect if not out.is_empty else pymupdf.Rect(rect)
+
+
+def framed(graphic: pymupdf.Rect, drawings: list[dict]) -> bool:
+    """A chart drawn in a box of its own: its labels and legend are inside the box."""
+    area = graphic.get_area()
+    return area > 0 and any(d["rect"] in graphic + (-2, -2, 2, 2) and d["rect"].get_area() > 0.9 * area
+                            and d.get("type") in ("s", "fs") for d in drawings)
+
+
+def _margin_band(page: pymupdf.Rect, b: pymupdf.Rect) -> bool:
+    """Running headers and footers sit in the top and bottom bands of the page."""
+    return b.y1 < page.y0 + 0.06 * page.height or b.y0 > page.y1 - 0.05 * page.height
+
+
+def _gap(a: pymupdf.Rect, b: pymupdf.Rect) -> float:
+    return max(a.x0 - b.x1, b.x0 - a.x1, 0.0) + max(a.y0 - b.y1, b.y0 - a.y1, 0.0)
+
+
+def _labels(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], raster: bool,
+            others: list[pymupdf.Rect]) -> tuple[pymupdf.Rect, set[int]]:
+    """Grow the graphic to the short label lines next to it, a step at a time (values, axis, legend); a label
+    nearer another figure's graphic is that figure's."""
+    taken: set[int] = set()
+    graphic = pymupdf.Rect(box)
+    for _ in range(4):
+        grew = False
+        for i, ln in enumerate(lines):
+            if i in taken or is_prose(ln) or ln.words > 10 or CAPTION.match(ln.text):
+                continue
+            if not graphic.contains(ln.rect) and any(_gap(o, ln.rect) < _gap(graphic, ln.rect) for o in others):
+                continue
+            inside = box.contains(ln.rect)
+            if ln.rect.y1 <= graphic.y0 + 2 and (_aligned_with_prose(ln, lines) or HEADING.match(ln.text)):
+                continue  # a heading or a line of the text above, not a label over the plot
+            near = not raster and not _ends_paragraph(ln, lines) and not _in_text_column(ln, graphic, lines) \
+                and not _other_column(ln, graphic, lines) \
+                and not _margin_band(page, ln.rect) \
+                and (_stacked(box, graphic, ln.rect) or (ln.words <= 5 and _beside(box, graphic, ln.rect)))
+            if inside or near:
+                taken.add(i)
+                if not inside:
+                    box |= ln.rect
+                    grew = True
+        if not grew:
+            break
+    return box, taken
+
+
+def _paragraph(start: int, lines: list[TextLine], box: pymupdf.Rect) -> list[int]:
+    """The caption's lines: its first line and the lines of the same paragraph after it."""
+    ordered = sorted((i for i, ln in enumerate(lines) if min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) > 0
+                      and ln.rect.y0 > lines[start].rect.y0 + 1), key=lambda i: lines[i].rect.y0)
+    out, chars, cur = [start], len(lines[start].text), lines[start]
+    for j in ordered:
+        nxt = lines[j]
+        if nxt.rect.y0 - cur.rect.y1 > cur.size * 0.9 or chars > 400 or FIGURE_CAPTION.match(nxt.text) \
+                or abs(nxt.size - cur.size) > 1.5 or nxt.rect.intersects(box):
+            break
+        out.append(j)
+        chars += len(nxt.text)
+        cur = nxt
+    return out
+
+
+def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[int]:
+    """The figure's caption below or above it ('Figure 3: …', 'Source: …'), whole paragraph."""
+    found: list[int] = []
+    for below in (True, False):
+        cands = [i for i, ln in enumerate(lines) if i not in taken and CAPTION.match(ln.text)
+                 and min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) > 0.3 * min(ln.rect.width, box.width)
+                 and (0 <= ln.rect.y0 - box.y1 < 40 if below else 0 <= box.y0 - ln.rect.y1 < 40)]
+        if cands:
+            first = min(cands, key=lambda i: abs(lines[i].rect.y0 - (box.y1 if below else box.y0)))
+            found += _paragraph(first, lines, box)
+    return found
+
+
+def _title(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int]) -> list[int]:
+    """A title set above the graphic as page text (and its subtitle line): short, not a sentence."""
+    out: list[int] = []
+    top = box.y0
+    for _ in range(2):
+        above = [i for i, ln in enumerate(lines) if i not in skip and i not in out and ln.rect.y1 <= top + 4
+                 and ln.rect.y0 < top - 2
+                 and top - ln.rect.y1 < (TITLE_REACH if not out else ln.size * 1.2)
+                 and min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) > 0]
+        if not above:
+            break
+        i = max(above, key=lambda i: lines[i].rect.y1)
+        ln = lines[i]
+        t = ln.text.strip()
+        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
+                or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page, ln.rect) \
+                or HEADING.match(t):
+            break
+        out.append(i)
+        top = ln.rect.y0
+    return out
+
+
+def _ends_paragraph(ln: TextLine, lines: list[TextLine]) -> bool:
+    """The short last line of a paragraph of prose, not a title: prose sits right above it at its size."""
+    return any(is_prose(o) and 0 <= ln.rect.y0 - o.rect.y1 < ln.size * 0.8 and abs(o.size - ln.size) < 1
+               and abs(o.rect.x0 - ln.rect.x0) < 3 for o in lines)
+
+
+def _fence(crop: pymupdf.Rect, keep: pymupdf.Rect, walls: list[pymupdf.Rect]) -> pymupdf.Rect:
+    """Pull each edge of the crop back from a wall (a prose line, another figure) without cutting into keep."""
+    crop = pymupdf.Rect(crop)
+    for w in walls:
+        if not (crop & w).get_area() > 0 or w.intersects(keep):
+            continue
+        cuts = []
+        if w.y1 <= keep.y0 + 1:
+            cuts.append(("y0", w.y1 + 0.5))
+        if w.y0 >= keep.y1 - 1:
+            cuts.append(("y1", w.y0 - 0.5))
+        if w.x1 <= keep.x0 + 1:
+            cuts.append(("x0", w.x1 + 0.5))
+        if w.x0 >= keep.x1 - 1:
+            cuts.append(("x1", w.x0 - 0.5))
+        for edge, v in cuts[:1]:
+            setattr(crop, edge, max(getattr(crop, edge), v) if edge in ("y0", "x0") else min(getattr(crop, edge), v))
+    return crop
+
+
+def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine], closed: bool,
+               others: list[pymupdf.Rect]) -> pymupdf.Rect:
+    """The crop of one figure: graphic + labels + caption or title, fenced off from prose and other figures.
+    A closed graphic (an image, a chart in a box) holds its own labels."""
+    others = [o for o in others if not o.intersects(graphic)]
+    box, taken = _labels(page.rect, pymupdf.Rect(graphic), lines, closed, others)
+    cap = _caption(box, lines, taken)
+    title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else _title(page.rect, box, lines, taken | set(cap))
+    keep = pymupdf.Rect(box)
+    for i in cap + title:
+        keep |= lines[i].rect
+    walls = [ln.rect for i, ln in enumerate(lines) if i not in taken and i not in cap and i not in title]
+    walls += others
+    crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
+    return crop & page.rect

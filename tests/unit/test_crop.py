@@ -1,0 +1,100 @@
+"""Crops (rag/ingest/crop.py) on a real PDF page built with pymupdf: two vector charts side by side, each with its
+title set above as page text, values over the bars, year labels, a legend and a caption, between paragraphs of
+prose. A crop holds its chart, labels, title and caption, and never slices prose or takes part of its neighbour.
+A cited table row shows its whole table in the citation view (rag/crops.py)."""
+
+import pymupdf
+
+from rag.crops import region_png, table_around
+from rag.ingest import crop as cropmod
+from rag.ingest import figures as figmod
+from tests.fixtures.make_pdfs import make_10k
+
+PROSE = ("The group reduced its emissions again this year, mainly through the switch to green electricity at "
+         "its plants and the renewal of the vehicle fleet, as the following charts show for each scope.")
+
+
+def _paragraph(page, y: float, lines: int = 3) -> float:
+    words = PROSE.split()
+    for i in range(lines):
+        page.insert_text((50, y), " ".join(words[i * 10 % len(words):][:11]), fontsize=9)
+        y += 11
+    return y
+
+
+def _chart(page, x0: float, y0: float, title: str, values: list[float]) -> pymupdf.Rect:
+    """A bar chart: title above as page text, bars with values on top, year labels, legend, caption."""
+    page.insert_text((x0, y0), title, fontsize=11, fontname="hebo")
+    base, w = y0 + 110, 34
+    for i, v in enumerate(values):
+        bx = x0 + 10 + i * (w + 16)
+        page.draw_rect(pymupdf.Rect(bx, base - v, bx + w, base), color=None, fill=(0.2, 0.5, 0.3))
+        page.insert_text((bx + 6, base - v - 4), f"{v:.0f}", fontsize=8)
+        page.insert_text((bx + 4, base + 11), str(2021 + i), fontsize=8)
+    page.draw_line((x0 + 5, base), (x0 + 10 + 3 * (w + 16), base), color=(0, 0, 0))
+    page.insert_text((x0 + 10, base + 25), "Scope 1", fontsize=8)
+    page.insert_text((x0 + 10, base + 40), "Source: company data.", fontsize=7)
+    return pymupdf.Rect(x0 + 5, base - max(values), x0 + 10 + 3 * (w + 16), base)
+
+
+def _page():
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    y = _paragraph(page, 80, 4)
+    left = _chart(page, 50, y + 24, "Scope 1 emissions (t)", [60, 75, 90])
+    right = _chart(page, 230, y + 24, "Scope 2 emissions (t)", [80, 50, 40])
+    _paragraph(page, left.y1 + 70, 4)
+    return doc, page, left, right
+
+
+def _prose_lines(lines):
+    return [ln for ln in lines if ln.prose]
+
+
+def test_a_chart_crop_holds_title_labels_legend_and_caption_but_no_prose_and_no_neighbour():
+    doc, page, left, right = _page()
+    lines = cropmod.text_lines(page)
+    assert len(_prose_lines(lines)) >= 6
+    drawings = figmod._drawings(page)
+    for mine, other, title in ((left, right, "Scope 1 emissions"), (right, left, "Scope 2 emissions")):
+        graphic = cropmod.graphic_of(mine + (-2, -2, 2, 2), False, drawings)
+        crop = cropmod.tight_crop(page, graphic, lines, False, [other])
+        text = page.get_textbox(crop)
+        assert title in text and "2021" in text and "2023" in text and "Scope 1" in text and "Source" in text
+        assert "emissions again" not in text and "following charts" not in text
+        assert not crop.intersects(other)
+        for ln in _prose_lines(lines):
+            assert not crop.intersects(ln.rect), ln.text
+    doc.close()
+
+
+def test_a_line_of_prose_is_told_from_a_long_title():
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 60), "Share of New Buildings Completed in Germany With Efficiency Class A", fontsize=12,
+                     fontname="hebo")
+    _paragraph(page, 100, 3)
+    lines = cropmod.text_lines(page)
+    title = [ln for ln in lines if ln.text.startswith("Share")][0]
+    assert not title.prose
+    assert sum(ln.prose for ln in lines) == 3
+    doc.close()
+
+
+def test_a_cited_table_row_shows_its_whole_table_with_title_and_header(tmp_path):
+    pdf = make_10k(tmp_path / "acme.pdf")
+    with pymupdf.open(pdf) as doc:
+        page = doc[3]
+        row = page.search_for("Inventories")[0]
+        box, room = table_around(page, row)
+        text = page.get_textbox(box)
+        assert "Consolidated Balance Sheet" in text and "(Millions)" in text
+        assert "Cash and cash equivalents" in text and "Total equity" in text
+        assert "pensions" not in text  # the paragraph after the table
+        assert room.contains(box)
+        prose = page.search_for("Amounts recognized")[0]
+        assert not (box + (-8, -8, 8, 8) & room).intersects(prose)
+        assert table_around(page, prose) is None
+    png = region_png(pdf.read_bytes(), 4, "Inventories | 4,366 | 4,034")
+    with pymupdf.open(stream=png, filetype="png") as img:
+        assert img[0].rect.height < 842 * 110 / 72 * 0.6  # the table, not the page
