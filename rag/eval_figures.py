@@ -24,7 +24,6 @@ def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
 
     from rag.config import Settings
     from rag.ingest import figures as figmod
-    from rag.ingest.pdf import render
     from rag.ingest.refigure import classify_region, page_rows
 
     settings = Settings()
@@ -36,8 +35,7 @@ def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
         if key not in rows_of:
             rows_of[key] = page_rows(page)
         rect = pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1")))
-        clip = figmod.crop_of(page, rect)
-        png = render(page, figmod.crop_zoom(clip, settings.ingest), clip=clip).tobytes("png")
+        png = figmod.region_pixmap(page, rect, lab["source"], settings.ingest).tobytes("png")
         caption, _ = figmod._caption_for(rect, rows_of[key])
         k = classify_region(page, rect, lab["source"], png, caption, rows_of[key], settings)
         out.append({**lab, "pred": k.kind, "pred_chart_type": k.chart_type or "", "why": "; ".join(k.why)})
@@ -118,3 +116,90 @@ def crop_summary(rows: list[dict]) -> dict:
     shown = [r for r in rows if r["kind"] in SHOWABLE]
     return {"all": {t: agg(rows, t) for t in ("before", "now")},
             "chart_diagram_map": {t: agg(shown, t) for t in ("before", "now")}}
+
+
+def _iou(a, b) -> float:
+    inter = (a & b).get_area() if a.intersects(b) else 0.0
+    union = a.get_area() + b.get_area() - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _crop_scores(crop, ideal, graphic) -> dict:
+    """A crop against the ideal one: overlap, whether it holds the whole graphic and the whole ideal crop, and the
+    share of it that lies outside the ideal crop (prose, neighbours, page)."""
+    inter = (crop & ideal).get_area() if crop.intersects(ideal) else 0.0
+    return {"iou": round(_iou(crop, ideal), 3),
+            "holds_graphic": (crop & graphic).get_area() >= 0.97 * graphic.get_area(),
+            "holds_ideal": inter >= 0.95 * ideal.get_area(),
+            "outside_share": round(1 - inter / crop.get_area(), 3) if crop.get_area() else 1.0}
+
+
+def heldout_figures(labels_path: Path, docs_dir: Path) -> list[dict]:
+    """Figures of documents the rules were not written on (labels made by construction: each figure's graphic and
+    its ideal crop, its kind): each label matched to the figure ingestion extracts on its page (the graphic that
+    overlaps most), with the kind found and the crop now and before (the region with a 6-pt margin)."""
+    import pymupdf
+
+    from rag.config import Settings
+    from rag.ingest import figures as figmod
+    from rag.ingest.pipeline import parse_pdf
+
+    with open(labels_path) as f:
+        labels = list(csv.DictReader((ln for ln in f if not ln.startswith("#")), delimiter="\t"))
+    settings, out = Settings(), []
+    for path in sorted({lab["path"] for lab in labels}):
+        with pymupdf.open(docs_dir / path) as doc:
+            _, figs, _, _ = parse_pdf(doc, settings)
+            used: set[int] = set()
+            for lab in (lab for lab in labels if lab["path"] == path):
+                ideal = pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1")))
+                graphic = pymupdf.Rect(*(float(lab[k]) for k in ("gx0", "gy0", "gx1", "gy1")))
+                cands = [(i, f) for i, f in enumerate(figs) if f.page == int(lab["page"]) and i not in used
+                         and pymupdf.Rect(f.bbox).intersects(graphic)]
+                best = max(cands, key=lambda c: _iou(pymupdf.Rect(c[1].bbox), graphic), default=None)
+                row = {**{k: lab[k] for k in ("path", "page", "kind", "chart_type", "notes")}, "found": best is not None}
+                if best is not None and _iou(pymupdf.Rect(best[1].bbox), graphic) >= 0.2:
+                    i, fig = best
+                    used.add(i)
+                    page = doc[fig.page - 1]
+                    row.update(pred=fig.figure_kind, pred_chart_type=fig.chart_type or "",
+                               now=_crop_scores(pymupdf.Rect(fig.crop), ideal, graphic),
+                               before=_crop_scores(figmod.crop_of(page, pymupdf.Rect(fig.bbox)), ideal, graphic))
+                else:
+                    row.update(found=False, pred="(not extracted)", pred_chart_type="")
+                out.append(row)
+            for i, fig in enumerate(figs):
+                if i not in used:
+                    out.append({"path": path, "page": str(fig.page), "kind": "(no figure)", "chart_type": "",
+                                "notes": "", "found": True, "pred": fig.figure_kind, "pred_chart_type": ""})
+    return out
+
+
+def heldout_summary(rows: list[dict]) -> dict:
+    labelled = [r for r in rows if r["kind"] != "(no figure)"]
+    found = [r for r in labelled if r["found"]]
+    shown = [r for r in rows if r.get("pred") in SHOWABLE]
+    charts = [r for r in labelled if r["kind"] == "chart"]
+    crops = [r for r in found if r["kind"] in SHOWABLE]
+
+    def crop_agg(tag: str) -> dict:
+        n = len(crops) or 1
+        return {"figures": len(crops),
+                "mean_iou": round(sum(r[tag]["iou"] for r in crops) / n, 3),
+                "iou_at_least_0.8": round(sum(r[tag]["iou"] >= 0.8 for r in crops) / n, 3),
+                "holds_graphic": round(sum(r[tag]["holds_graphic"] for r in crops) / n, 3),
+                "holds_caption_and_labels": round(sum(r[tag]["holds_ideal"] for r in crops) / n, 3),
+                "mean_outside_share": round(sum(r[tag]["outside_share"] for r in crops) / n, 3)}
+    return {
+        "labelled": len(labelled), "extracted": len(found),
+        "kind_accuracy_of_extracted": round(sum(r["kind"] == r["pred"] for r in found) / len(found), 3) if found else None,
+        "charts": len(charts), "charts_shown_as_showable": sum(r.get("pred") in SHOWABLE for r in charts),
+        "showable_that_are_not_chart_diagram_map": sum(r["kind"] not in SHOWABLE for r in shown),
+        "never_shown_labelled": sum(r["kind"] not in SHOWABLE for r in labelled),
+        "wrongly_showable": dict(Counter(r["kind"] for r in shown if r["kind"] not in SHOWABLE)),
+        "chart_type_accuracy": round(sum(r["chart_type"] == r["pred_chart_type"] for r in charts if r.get("pred") == "chart")
+                                     / max(1, sum(r.get("pred") == "chart" for r in charts)), 3),
+        "confusion": {f"{a} → {b}": n for (a, b), n in
+                      Counter((r["kind"], r["pred"]) for r in rows if r["kind"] != r["pred"]).most_common()},
+        "crops": {"before": crop_agg("before"), "now": crop_agg("now")},
+    }

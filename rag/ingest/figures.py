@@ -40,6 +40,7 @@ class Figure:
     figure_kind: str = "diagram"  # chart | diagram | table | photo | logo | decoration | map | cover (figkind.py)
     kind_why: str = ""  # the signals that decided it
     signals: dict | None = None
+    crop: tuple[float, float, float, float] | None = None  # what is shown: the region's display crop (crop.py)
 
     def embed_text(self) -> str:
         # Caption and the surrounding paragraph carry the meaning; OCR is noisy (tick labels), so short.
@@ -337,6 +338,14 @@ def crop_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
     return (rect + (-6, -6, 6, 6)) & page.rect
 
 
+def region_pixmap(page: pymupdf.Page, rect: pymupdf.Rect, source: str, cfg: IngestSettings) -> pymupdf.Pixmap:
+    """The region as the classifier reads it (colours, white, OCR of an image): an image at the crop resolution
+    (OCR needs it), drawings at the figure resolution (only their colours are read). Ingestion, re-reading stored
+    figures and the labelled-figure bench all read a region through this one function."""
+    clip = crop_of(page, rect)
+    return render(page, crop_zoom(clip, cfg) if source == "raster" else cfg.figure_dpi / 72, clip=clip)
+
+
 def crop_zoom(clip: pymupdf.Rect, cfg: IngestSettings) -> float:
     """At least twice the width an answer shows a figure at, so that it stays legible when enlarged."""
     return max(cfg.figure_dpi / 72, 2 * DISPLAY_WIDTH_PX / max(clip.width, 1.0))
@@ -358,19 +367,16 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
                ocr, display: pymupdf.Rect | None = None) -> Figure | None:
     """One region rendered, read (its text layer, else OCR) and classified, and shown as its display crop
     (rag/ingest/crop.py); None when it is a duplicate."""
-    clip = crop_of(page, rect)
+    clip = display if display is not None and not display.is_empty else crop_of(page, rect)
     try:
-        pix = render(page, crop_zoom(clip, cfg), clip=clip)  # bounded size
-        if display is not None and display != clip and not display.is_empty:
-            shown = render(page, crop_zoom(display, cfg), clip=display)
-        else:
-            shown = pix
+        pix = region_pixmap(page, rect, kind, cfg)  # bounded size
+        shown = render(page, crop_zoom(clip, cfg), clip=clip)
     except Exception:
         return None
     if shown.width < 20 or shown.height < 20:
         return None
-    png, shown_png = pix.tobytes("png"), (shown.tobytes("png") if shown is not pix else None)
-    digest = hashlib.sha256(shown_png or png).hexdigest()
+    png, shown_png = pix.tobytes("png"), shown.tobytes("png")
+    digest = hashlib.sha256(shown_png).hexdigest()
     if digest in seen_hashes:
         return None
     seen_hashes.add(digest)
@@ -382,7 +388,8 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     drawn = (drawn or "curve") if kind == "vector" else None
     sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines)
     k = figkind.classify(sig, caption + " " + text)
-    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, shown_png or png, shown.width, shown.height, digest,
+    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,
                   caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
                   chart_type=k.chart_type, number=number, figure_kind=k.kind,
-                  kind_why="; ".join(k.why), signals=sig.to_json())
+                  kind_why="; ".join(k.why), signals=sig.to_json(),
+                  crop=tuple(round(v, 1) for v in clip))

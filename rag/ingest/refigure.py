@@ -57,8 +57,9 @@ def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_o
     page = doc.load_page(int(row["page"]) - 1)
     if row["page"] not in rows_of:
         rows_of[row["page"]] = page_rows(page)
-    k = classify_region(page, pymupdf.Rect(*row["bbox"]), row["kind"], base64.b64decode(row["image_b64"] or ""),
-                        row["caption"] or "", rows_of[row["page"]], settings)
+    rect = pymupdf.Rect(*row["bbox"])
+    png = figmod.region_pixmap(page, rect, row["kind"], settings.ingest).tobytes("png")  # not the display crop
+    k = classify_region(page, rect, row["kind"], png, row["caption"] or "", rows_of[row["page"]], settings)
     return {"id": row["id"], "figure_kind": k.kind, "chart_type": k.chart_type, "kind_why": "; ".join(k.why),
             "signals": k.signals.to_json() if k.signals else None}
 
