@@ -3,7 +3,8 @@
 A figure is shown only when it supports the answer: it is a chart, a diagram or a map (never a photo, a logo, a
 cover, a decoration; a table is shown as the citation's crop of its cited row), its own words (caption, the text
 inside it, the paragraph around it) name the question's measure, and either it belongs to a passage the answer
-cites or the question asks for a chart. At most three; none is a valid answer."""
+cites or the question asks for a chart; and it names nearly as much of the measure as the best such figure. At
+most three; none is a valid answer."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import FigureHit
 
 MAX_SHOWN = 3
+STRENGTH_SHARE = 0.75  # a figure shown names at least this share of what the best figure names of the measure
 # the question asks to see something: a chart, a plot, a figure, a map — or "show me"
 ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
                         r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
@@ -50,6 +52,13 @@ def matches(f: FigureHit, terms: set[str]) -> list[str]:
     return near if len(near) >= 2 else []
 
 
+def strength(f: FigureHit, terms: set[str]) -> float:
+    """How much of the measure a figure names: a word in its caption or its text counts 1, in the paragraph around
+    it one half."""
+    own, around = _words_of(f)
+    return len(terms & own) + 0.5 * len(terms & around - own)
+
+
 def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     """"The line chart on p. 14 (“Energy mix 2023”), which the cited passage [2] refers to; it names: energy"."""
     kind = _KIND_WORDS.get(f.figure_kind or "", "figure")
@@ -72,7 +81,7 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
     terms = measure_terms(a.question, names or [])
-    chosen: list[tuple[bool, float, PlacedFigure]] = []
+    chosen: list[tuple[bool, float, float, PlacedFigure]] = []
     for f in figures:
         if f.figure_kind in NEVER_SHOWN or not a.paragraphs:
             continue
@@ -83,6 +92,10 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
         f.why_shown = why_shown(f, marker, words)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
-        chosen.append((marker is not None, f.similarity, PlacedFigure.of(f, label, para)))
-    chosen.sort(key=lambda x: (not x[0], -x[1]))
-    return [p for _, _, p in chosen[:MAX_SHOWN]]
+        chosen.append((marker is not None, strength(f, terms), f.similarity, PlacedFigure.of(f, label, para)))
+    # A figure that names clearly less of the measure than the best one is another chart of the same page or
+    # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
+    best = max((x[1] for x in chosen), default=0.0)
+    chosen = [x for x in chosen if x[1] >= STRENGTH_SHARE * best]
+    chosen.sort(key=lambda x: (not x[0], -x[1], -x[2]))
+    return [p for _, _, _, p in chosen[:MAX_SHOWN]]

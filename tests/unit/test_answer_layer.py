@@ -76,6 +76,21 @@ def test_a_chart_the_question_asks_for_is_shown_at_most_three_and_none_is_an_ans
     assert place_figures([figure(9, 1, 0.9, True, 1, "Water withdrawal")], a) == []
 
 
+def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown():
+    c1 = cand(1)
+    a = Answer("Plot of the gauge factor against the bias voltage", "The gauge factor peaks at 1.2 V [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "gauge")])
+    figs = [figure(1, 50, 0.4, False, 7, "Figure 13: Gauge factor according to the bias voltage"),
+            figure(2, 51, 0.5, False, 7, "Figure 15: Power consumption according to the bias voltage"),
+            figure(3, 52, 0.6, False, 7, "Figure 14: Temperature sensitivity according to the bias voltage")]
+    assert [f.figure_id for f in place_figures(figs, a)] == [1]
+    # two charts naming as much of the measure are both shown
+    b = Answer("Show Acme's Scope 1 and Scope 2 emissions", "Scope 1 fell [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "scope")])
+    figs = [figure(4, 53, 0.5, False, 3, "Scope 1 emissions"), figure(5, 54, 0.4, False, 3, "Scope 2 emissions")]
+    assert {f.figure_id for f in place_figures(figs, b, ["Acme"])} == {4, 5}
+
+
 def test_a_refusal_says_why_once_and_names_the_nearest_pages():
     near = (cand(1, page=4),)
     r = _retrieval("What is DocVQA?", [], Refusal("insufficient data: the documents do not mention 'DocVQA'", near))
