@@ -95,10 +95,8 @@ def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
         rects = [pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1"))) for lab in labs]
         for lab, rect in zip(labs, rects):
             others = [o for o in rects if o != rect and not o.intersects(rect)]
-            graphic = cropmod.graphic_of(rect, lab["source"] == "raster", drawings)
-            closed = lab["source"] == "raster" or cropmod.framed(graphic, drawings)
             crops = {"before": figmod.crop_of(page, rect),
-                     "now": cropmod.tight_crop(page, graphic, lines, closed, others)}
+                     "now": cropmod.display_crop(page, rect, lab["source"] == "raster", lines, drawings, others)}
             row = {"path": path, "page": pg, "kind": lab["kind"], "label_crop": lab["crop"]}
             for tag, c in crops.items():
                 row[f"{tag}_sliced"] = _sliced(c, lines)

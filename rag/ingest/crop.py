@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 import pymupdf
 
-CAPTION = re.compile(r"^\s*((figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration|source|note)s?\b|[*†¹²³])",
-                     re.I)
-FIGURE_CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
-                            r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]", re.I)
+FIGURE_WORDS = r"figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration"  # what a caption starts with
+FIGURE_NUMBER = r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?"
+# a caption, a source or a note under a figure
+CAPTION = re.compile(rf"^\s*(({FIGURE_WORDS}|source|note)s?\b|[*†¹²³])", re.I)
+# a numbered figure caption, "Figure 3:"
+FIGURE_CAPTION = re.compile(rf"^\s*({FIGURE_WORDS})\s*{FIGURE_NUMBER}\s*[:.|\-–—]", re.I)
 HEADING = re.compile(r"^\s*(\d+(\.\d+)+\.?|[A-Z]\.?\d*)\s+[A-Z]")  # "3.3.1. Results", "F Partial …"
 SENTENCE = re.compile(r"[a-z)]\.(\s+[A-Z]|\s*$)")  # a sentence ends in the line
 MARGIN = 4.0
@@ -26,7 +28,7 @@ class TextLine:
     rect: pymupdf.Rect
     text: str
     size: float
-    prose: bool = False
+    prose: bool = False  # running text: a long line in a paragraph of long lines, or a sentence; never a label
 
     @property
     def words(self) -> int:
@@ -66,12 +68,6 @@ def _long(ln: TextLine) -> bool:
     return letters > 4 * max(digits, 1) and ln.rect.width > 150
 
 
-def is_prose(ln: TextLine) -> bool:
-    """A line of running text — a long line in a paragraph of long lines, or a sentence — never a chart's label
-    or title."""
-    return ln.prose
-
-
 def _beside(box: pymupdf.Rect, g: pymupdf.Rect, b: pymupdf.Rect) -> bool:
     """A short label beside the graphic (axis values, callouts, a legend): level with the graphic or a label
     already taken, in a band at its side."""
@@ -92,20 +88,20 @@ def _stacked(box: pymupdf.Rect, g: pymupdf.Rect, b: pymupdf.Rect) -> bool:
 
 def _other_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> bool:
     """A line inside another text column (a column of prose beside the figure, not across it): not a label."""
-    return any(is_prose(o) and o.rect.x0 <= ln.rect.x0 + 1 and o.rect.x1 >= ln.rect.x1 - 1
+    return any(o.prose and o.rect.x0 <= ln.rect.x0 + 1 and o.rect.x1 >= ln.rect.x1 - 1
                and (o.rect.x1 < g.x0 or o.rect.x0 > g.x1) and abs(o.rect.y0 - ln.rect.y0) < 200 for o in lines)
 
 
+def _aligned_with_prose(ln: TextLine, lines: list[TextLine], beside: pymupdf.Rect | None = None) -> bool:
+    """The line starts where nearby prose lines start (of a column beside `beside`, when given): it is that
+    column's text, not a chart's label."""
+    return any(o.prose and o is not ln and abs(o.rect.x0 - ln.rect.x0) < 2.5 and abs(o.rect.y0 - ln.rect.y0) < 80
+               and (beside is None or o.rect.x1 < beside.x0 or o.rect.x0 > beside.x1) for o in lines)
+
+
 def _in_text_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> bool:
-    """A line that starts where the prose of a column beside the figure starts is that column's text."""
-    return ln.words >= 2 and any(c.isalpha() for c in ln.text) and any(
-        is_prose(o) and abs(o.rect.x0 - ln.rect.x0) < 2.5 and abs(o.rect.y0 - ln.rect.y0) < 80
-        and (o.rect.x1 < g.x0 or o.rect.x0 > g.x1) for o in lines)
-
-
-def _aligned_with_prose(ln: TextLine, lines: list[TextLine]) -> bool:
-    return any(is_prose(o) and o is not ln and abs(o.rect.x0 - ln.rect.x0) < 2.5 and abs(o.rect.y0 - ln.rect.y0) < 80
-               for o in lines)
+    """A line of words that starts where the prose of a column beside the figure starts."""
+    return ln.words >= 2 and any(c.isalpha() for c in ln.text) and _aligned_with_prose(ln, lines, g)
 
 
 def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[dict]) -> pymupdf.Rect:
@@ -137,7 +133,7 @@ def _gap(a: pymupdf.Rect, b: pymupdf.Rect) -> float:
     return max(a.x0 - b.x1, b.x0 - a.x1, 0.0) + max(a.y0 - b.y1, b.y0 - a.y1, 0.0)
 
 
-def _labels(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], raster: bool,
+def _labels(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], raster: bool,
             others: list[pymupdf.Rect]) -> tuple[pymupdf.Rect, set[int]]:
     """Grow the graphic to the short label lines next to it, a step at a time (values, axis, legend); a label
     nearer another figure's graphic is that figure's."""
@@ -146,7 +142,7 @@ def _labels(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], raster
     for _ in range(4):
         grew = False
         for i, ln in enumerate(lines):
-            if i in taken or is_prose(ln) or ln.words > 10 or CAPTION.match(ln.text):
+            if i in taken or ln.prose or ln.words > 10 or CAPTION.match(ln.text):
                 continue
             if not graphic.contains(ln.rect) and any(_gap(o, ln.rect) < _gap(graphic, ln.rect) for o in others):
                 continue
@@ -155,7 +151,7 @@ def _labels(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], raster
                 continue  # a heading or a line of the text above, not a label over the plot
             near = not raster and not _ends_paragraph(ln, lines) and not _in_text_column(ln, graphic, lines) \
                 and not _other_column(ln, graphic, lines) \
-                and not _margin_band(page, ln.rect) \
+                and not _margin_band(page_rect, ln.rect) \
                 and (_stacked(box, graphic, ln.rect) or (ln.words <= 5 and _beside(box, graphic, ln.rect)))
             if inside or near:
                 taken.add(i)
@@ -196,7 +192,7 @@ def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[
     return found
 
 
-def _title(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int]) -> list[int]:
+def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int]) -> list[int]:
     """A title set above the graphic as page text (and its subtitle line): short, not a sentence."""
     out: list[int] = []
     top = box.y0
@@ -211,7 +207,7 @@ def _title(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: s
         ln = lines[i]
         t = ln.text.strip()
         if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
-                or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page, ln.rect) \
+                or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page_rect, ln.rect) \
                 or HEADING.match(t):
             break
         out.append(i)
@@ -221,7 +217,7 @@ def _title(page: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: s
 
 def _ends_paragraph(ln: TextLine, lines: list[TextLine]) -> bool:
     """The short last line of a paragraph of prose, not a title: prose sits right above it at its size."""
-    return any(is_prose(o) and 0 <= ln.rect.y0 - o.rect.y1 < ln.size * 0.8 and abs(o.size - ln.size) < 1
+    return any(o.prose and 0 <= ln.rect.y0 - o.rect.y1 < ln.size * 0.8 and abs(o.size - ln.size) < 1
                and abs(o.rect.x0 - ln.rect.x0) < 3 for o in lines)
 
 
@@ -260,3 +256,10 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     walls += others
     crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
     return crop & page.rect
+
+
+def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: list[TextLine],
+                 drawings: list[dict], others: list[pymupdf.Rect]) -> pymupdf.Rect:
+    """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
+    graphic = graphic_of(region, raster, drawings)
+    return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others)

@@ -16,8 +16,7 @@ from rag.ingest import figkind
 from rag.ingest.layout import Row
 from rag.ingest.pdf import render
 
-CAPTION = re.compile(r"^\s*(figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration)\s*"
-                     r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?\s*[:.|\-–—]?", re.I)
+CAPTION = re.compile(rf"^\s*({cropmod.FIGURE_WORDS})\s*{cropmod.FIGURE_NUMBER}\s*[:.|\-–—]?", re.I)
 DISPLAY_WIDTH_PX = 520  # the width of a figure in an answer (pages/views/ask.py)
 FIG_NUM = re.compile(r"\b(?:figure|fig\.?)\s*(\d+)", re.I)
 
@@ -214,9 +213,9 @@ def _drawings(page: pymupdf.Page) -> list[dict]:
         return []
 
 
-def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row]):
+def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row],
+                    drawings: list[dict]):
     area = page.rect.width * page.rect.height
-    drawings = _drawings(page)
     if not drawings or len(drawings) > 5000:
         return []
     try:
@@ -303,7 +302,8 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
                     cfg: IngestSettings, seen_hashes: set[str], ocr=None) -> list[Figure]:
     """Figures of one page, largest first, at most cfg.max_figures_per_page."""
     raster = _raster_regions(page, skip_digests, cfg)
-    vector = _vector_regions(page, raster, cfg, rows)
+    drawings = _drawings(page)  # once per page: regions and crops both read them
+    vector = _vector_regions(page, raster, cfg, rows, drawings)
     regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
     # Panels of one figure ("Figure 3" over four heatmaps) become one figure: same numbered caption.
     merged: dict[str, list] = {}
@@ -322,11 +322,9 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     regions.sort(key=lambda x: -x[0].get_area())
     figures: list[Figure] = []
     lines = cropmod.text_lines(page) if regions else []
-    drawings = _drawings(page) if any(r[1] == "vector" for r in regions) else []
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
-        graphic = cropmod.graphic_of(rect, kind == "raster", drawings)
-        closed = kind == "raster" or cropmod.framed(graphic, drawings)
-        display = cropmod.tight_crop(page, graphic, lines, closed, [r[0] for r in regions if r[0] != rect])
+        display = cropmod.display_crop(page, rect, kind == "raster", lines, drawings,
+                                       [r[0] for r in regions if r[0] != rect])
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display)
         if fig is not None:
@@ -364,10 +362,10 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
 
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
                number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
-               ocr, display: pymupdf.Rect | None = None) -> Figure | None:
+               ocr, display: pymupdf.Rect) -> Figure | None:
     """One region rendered, read (its text layer, else OCR) and classified, and shown as its display crop
     (rag/ingest/crop.py); None when it is a duplicate."""
-    clip = display if display is not None and not display.is_empty else crop_of(page, rect)
+    clip = display if not display.is_empty else crop_of(page, rect)
     try:
         pix = region_pixmap(page, rect, kind, cfg)  # bounded size
         shown = render(page, crop_zoom(clip, cfg), clip=clip)

@@ -71,9 +71,7 @@ def recrop_page(page: pymupdf.Page, rows: list[dict], settings: Settings) -> lis
     rects = [pymupdf.Rect(*r["bbox"]) for r in rows]
     out = []
     for r, rect in zip(rows, rects):
-        graphic = cropmod.graphic_of(rect, r["kind"] == "raster", drawings)
-        closed = r["kind"] == "raster" or cropmod.framed(graphic, drawings)
-        clip = cropmod.tight_crop(page, graphic, lines, closed, [o for o in rects if o != rect])
+        clip = cropmod.display_crop(page, rect, r["kind"] == "raster", lines, drawings, [o for o in rects if o != rect])
         try:
             pix = render(page, figmod.crop_zoom(clip, settings.ingest), clip=clip)
         except Exception:
