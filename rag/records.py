@@ -52,11 +52,13 @@ class DocumentMeta:
     chunks: int = 0
     figures: int = 0
     year_labels: tuple[int, ...] = ()
+    authors: tuple[str, ...] = ()
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> DocumentMeta:
         r = _dated(_take(cls, row))
         r["year_labels"] = tuple(r.get("year_labels") or ())
+        r["authors"] = tuple(r.get("authors") or ())
         r["doc_type"] = r.get("doc_type") or "other"
         return cls(**r)
 
@@ -67,6 +69,7 @@ class DocumentMeta:
     def to_json(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["year_labels"] = list(self.year_labels) or None
+        out["authors"] = list(self.authors) or None
         return out
 
 
@@ -224,6 +227,33 @@ class Related:
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationInfo:
+    """A row of list_conversations(): one conversation of the caller's workspace."""
+    conversation_id: int
+    title: str
+    created_at: str | None = None
+    updated_at: str | None = None
+    turns: int = 0
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ConversationInfo:
+        r = _take(cls, row)
+        for key in ("created_at", "updated_at"):
+            r[key] = _iso(r.get(key))
+        return cls(**r)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A row of get_conversation(): a question, its answer as `ask --json` gives it, the follow-ups offered."""
+    turn: int
+    question: str
+    answer: dict
+    follow_ups: tuple[str, ...] = ()
+    created_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

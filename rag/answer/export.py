@@ -8,12 +8,14 @@ import json
 from rag.answer.model import Answer
 
 
-def to_markdown(a: Answer, store=None, images: bool = True) -> str:
-    """Figures go after the paragraph they support, as embedded PNGs when a store is given."""
+def to_markdown(a: Answer, store=None, images: bool = True, level: int = 1) -> str:
+    """Figures go after the paragraph they support, as embedded PNGs when a store is given. level: the question's
+    heading level (2 inside a conversation)."""
     # Everything that comes from a PDF or a user (titles, captions, quotes, answer text built from quotes) is
     # untrusted: no HTML, images or links of its own reach the Markdown.
     u = untrusted
-    out = [f"# {u(a.question)}", ""]
+    h = "#" * level
+    out = [f"{h} {u(a.question)}", ""]
     paras = a.paragraphs or [a.answer]
     for i, p in enumerate(paras):
         out += [u(p), ""]
@@ -27,7 +29,7 @@ def to_markdown(a: Answer, store=None, images: bool = True) -> str:
     out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {u('; '.join(a.reasons))}" if a.reasons else ""),
             ""]
     if a.evidence:
-        out += ["## Sources", ""]
+        out += [f"{h}# Sources", ""]
         for e in a.evidence:
             mark = "✓" if e.verified else "✗ quote not found"
             out.append(f"[{e.marker}] {u(e.source)} ({mark})")
@@ -35,12 +37,12 @@ def to_markdown(a: Answer, store=None, images: bool = True) -> str:
                 out.append(f"> {u(' '.join(e.quote.split()))}")
             out.append("")
     if a.unsupported:
-        out += ["## Not supported by the evidence", ""]
+        out += [f"{h}# Not supported by the evidence", ""]
         out += [f"- {x.get('action', 'flagged')}: {u(x.get('sentence') or '(reply)')} — {u(x['reason'])}"
                 for x in a.unsupported]
         out.append("")
     if a.rows is not None:
-        out += ["## Rows", "", "```json", json.dumps(a.rows[:50], indent=1, default=str), "```", ""]
+        out += [f"{h}# Rows", "", "```json", json.dumps(a.rows[:50], indent=1, default=str), "```", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -56,3 +58,16 @@ def untrusted(text: str) -> str:
 
 def to_json(a: Answer, with_trace: bool = False) -> str:
     return json.dumps(a.to_json(with_trace), indent=2, default=str)
+
+
+def conversation_markdown(title: str, answers: list[Answer], store=None, images: bool = True) -> str:
+    """A whole conversation: its title, then each question and answer in order (figures inline, sources)."""
+    parts = [f"# {untrusted(title)}", ""]
+    parts += [to_markdown(a, store, images, level=2) for a in answers]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def conversation_json(conversation_id: int | None, title: str, answers: list[Answer]) -> str:
+    """A whole conversation as JSON: {"conversation_id", "title", "turns": [the `ask --json` object, …]}."""
+    return json.dumps({"conversation_id": conversation_id, "title": title,
+                       "turns": [a.to_json() for a in answers]}, indent=2, default=str)

@@ -37,6 +37,11 @@ class Evidence:
                 "document_id": self.document_id, "pages": self.pages, "chunk_id": self.chunk_id,
                 "source": self.source, "quote": self.quote, "verified": self.verified}
 
+    @classmethod
+    def from_json(cls, d: dict) -> Evidence:
+        return cls(**{k: d[k] for k in ("marker", "document", "file_name", "document_id", "pages", "chunk_id",
+                                        "quote", "source")}, verified=bool(d.get("verified")))
+
 
 @dataclass
 class PlacedFigure:
@@ -60,8 +65,15 @@ class PlacedFigure:
 
     def to_json(self) -> dict[str, Any]:
         return {"figure_id": self.figure_id, "document": self.document, "file_name": self.file_name,
-                "page": self.page, "caption": self.caption, "after_paragraph": self.after_paragraph,
-                "why_shown": self.why_shown, "kind": self.kind, "chart_type": self.chart_type}
+                "document_id": self.document_id, "page": self.page, "caption": self.caption,
+                "chunk_id": self.chunk_id, "after_paragraph": self.after_paragraph, "why_shown": self.why_shown,
+                "kind": self.kind, "chart_type": self.chart_type}
+
+    @classmethod
+    def from_json(cls, d: dict) -> PlacedFigure:
+        return cls(d["figure_id"], d["document"], d["file_name"], d.get("document_id") or 0, d["page"],
+                   d.get("caption"), d.get("chunk_id"), d.get("after_paragraph", 0), d.get("why_shown") or "",
+                   d.get("kind"), d.get("chart_type"))
 
 
 @dataclass
@@ -79,6 +91,10 @@ class Step:
             out["ms"] = self.ms
         out["summary"] = self.summary
         return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> Step:
+        return cls(d["step"], d["tool"], d.get("args") or {}, d.get("ms"), d.get("summary") or "")
 
 
 @dataclass
@@ -133,3 +149,18 @@ class Answer:
         if with_trace:
             out["trace"] = self.trace
         return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> Answer:
+        """An answer read back from its JSON (a stored conversation): everything but the retrieval behind it."""
+        numbers = d.get("numbers") or {}
+        return cls(question=d["question"], answer=d["answer"], confidence=d["confidence"],
+                   reasons=list(d.get("reasons") or []),
+                   evidence=[Evidence.from_json(e) for e in d.get("evidence") or []],
+                   unsupported=list(d.get("unsupported") or []),
+                   figures=[PlacedFigure.from_json(f) for f in d.get("figures") or []],
+                   mode=d.get("mode", "extractive"),
+                   timings_ms=dict(d.get("timings_ms") or {}), trace=list(d.get("trace") or []),
+                   steps=[Step.from_json(x) for x in d.get("steps") or []], numbers_total=numbers.get("total", 0),
+                   numbers_verified=numbers.get("verified", 0), message=d.get("message"), rows=d.get("rows"),
+                   computed=list(d.get("computed") or []))

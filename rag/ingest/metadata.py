@@ -37,6 +37,7 @@ class DocMeta:
     year_labels: list[int] | None = None
     # Every name the document gives its issuer: legal names, short names, trading symbols (rag.ingest.names).
     aliases: list[str] | None = None
+    authors: list[str] | None = None  # a paper's authors, in printed order (rag.ingest.titles)
 
     def label(self) -> str:
         """Readable label: 'Boeing 10-K FY2022', 'TAKKT sustainability report 2023'."""
@@ -51,12 +52,16 @@ class DocMeta:
 
 
 def _tidy_company(name: str) -> str:
+    """The legal name as printed, in its own case unless all in capitals; an abbreviated suffix keeps its period
+    ("Best Buy Co., Inc.", "JPMorgan Chase & Co.")."""
     name = re.sub(r"\s+", " ", name).strip(" ,.;:-")
+    if re.search(r"\b(?:inc|co|corp|ltd|bhd|l\.p|n\.v|s\.a|p\.l\.c)$", name, re.I):
+        name += "."
     if (name.isupper() or name.islower()) and len(name) > 4:
         name = " ".join(w if len(w) <= 3 and w.isalnum() and any(c.isdigit() for c in w) else w.capitalize()
                         for w in name.split())
-        name = re.sub(r"\b(Inc|Co|Corp|Ltd|Plc|Ag|Se|N\.v)\b", lambda m: {"Plc": "plc", "Ag": "AG", "Se": "SE",
-                      "N.v": "N.V."}.get(m.group(1), m.group(1)), name)
+        name = re.sub(r"\b(Inc|Co|Corp|Ltd|Plc|Ag|Se)\b|\bN\.v\.?", lambda m: {"Plc": "plc", "Ag": "AG", "Se": "SE"}
+                      .get(m.group(1), m.group(1)) if m.group(1) else "N.V.", name)
     return name
 
 

@@ -293,11 +293,24 @@ def _parse(doc: pymupdf.Document, settings: Settings, progress: Progress | None,
     return chunks, figs, first_pages
 
 
+def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str) -> metadata.DocMeta:
+    """What the document says of itself: company, year, type and date from its first pages' text, then its title
+    (and a paper's authors and year) from the layout of its first page (rag/ingest/titles.py)."""
+    from rag.ingest import titles
+
+    meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
+    try:
+        titles.apply(meta, doc, first_pages)
+    except Exception:  # a page whose layout cannot be read keeps the text-based title
+        pass
+    return meta
+
+
 def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store) -> metadata.DocMeta:
     """Company, year, type, title and date from the first pages. A document of an issuer already in the store joins
     it (its key); it takes the issuer's name when its own is the same name written otherwise ("Best Buy Co" for
     "Best Buy Co., Inc."), and keeps its own when the issuer was renamed ("Adobe Inc." after "Adobe Systems")."""
-    meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
+    meta = metadata_of(doc, first_pages, file_name)
     same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
     if same:
         if meta.company_key == same.key or not meta.company:
@@ -330,7 +343,8 @@ def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: st
         "published_date": meta.published_date, "sha256": sha, "page_count": page_count,
         "ocr_pages": res.ocr_pages, "embedding_model": model_name,
         "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
-                 "year_labels": meta.year_labels or [], "company_aliases": meta.aliases or []},
+                 "year_labels": meta.year_labels or [], "company_aliases": meta.aliases or [],
+                 "authors": meta.authors or []},
     }
 
 

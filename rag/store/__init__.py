@@ -11,7 +11,7 @@ import numpy as np
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
 from rag.issuers import Issuer
-from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Hit, Related
+from rag.records import Candidate, ConversationInfo, DocumentMeta, Fact, FigureHit, Hit, Related, Turn
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -196,6 +196,31 @@ class Store:
                                          "p_chunk_ids": [int(c) for c in chunk_ids], "p_rating": int(rating),
                                          "p_comment": comment})
 
+    # -- conversations (sql/054): the caller's workspace's, under row-level security ---------------
+    def create_conversation(self, title: str | None = None) -> int:
+        return int(self.rpc("create_conversation", {"p_title": title}))
+
+    def add_conversation_turn(self, conversation_id: int, question: str, answer: dict,
+                              follow_ups: list[str] | None = None) -> int | None:
+        """Append a turn (the answer's JSON); None when the conversation is not the caller's."""
+        return self.rpc("add_conversation_turn", {"p_conversation_id": int(conversation_id), "p_question": question,
+                                                  "p_answer": answer, "p_follow_ups": list(follow_ups or [])})
+
+    def list_conversations(self, limit: int = 50) -> list[ConversationInfo]:
+        return [ConversationInfo.from_row(r) for r in self.rpc("list_conversations", {"p_limit": int(limit)})]
+
+    def conversation(self, conversation_id: int) -> tuple[str, list[Turn]] | None:
+        """Its title and turns in order; None when it is not the caller's (or does not exist)."""
+        rows = self.rpc("get_conversation", {"p_conversation_id": int(conversation_id)})
+        if not rows:
+            return None
+        turns = [Turn(int(r["turn"]), r["question"], _json(r["answer"]), tuple(r.get("follow_ups") or ()),
+                      _iso_text(r.get("created_at"))) for r in rows if r.get("turn") is not None]
+        return rows[0]["title"], turns
+
+    def delete_conversation(self, conversation_id: int) -> bool:
+        return bool(self.rpc("delete_conversation", {"p_conversation_id": int(conversation_id)}))
+
     def feedback_stats(self) -> dict:
         rows = self.rpc("feedback_stats")
         return rows[0] if rows else {"total": 0, "up": 0, "down": 0, "last_7_days": 0}
@@ -214,13 +239,14 @@ class Store:
         return [r["similarity"] for r in self.rpc("recent_similarities", {"p_last": int(last)})]
 
     def update_document_metadata(self, document_id: int, company: str | None = None, fiscal_year: int | None = None,
-                                 fiscal_period: str | None = None, doc_type: str | None = None) -> bool:
+                                 fiscal_period: str | None = None, doc_type: str | None = None,
+                                 title: str | None = None) -> bool:
         from rag.domain import company_key
 
         return bool(self.rpc("update_document_metadata", {
             "p_document_id": int(document_id), "p_company": company,
             "p_company_key": company_key(company) if company else None, "p_fiscal_year": fiscal_year,
-            "p_fiscal_period": fiscal_period, "p_doc_type": doc_type}))
+            "p_fiscal_period": fiscal_period, "p_doc_type": doc_type, "p_title": title}))
 
     def put_document_file(self, document_id: int, pdf: bytes) -> None:
         import base64
@@ -300,3 +326,14 @@ def open_store(settings: Settings, migrate: bool | None = None) -> Store:
 def _track(store: Store) -> Store:
     _open.append(store)
     return store
+
+
+def _json(v: Any) -> dict:
+    """A jsonb value: a dict from psycopg and PostgREST, text from some drivers."""
+    import json
+
+    return json.loads(v) if isinstance(v, str) else dict(v or {})
+
+
+def _iso_text(v: Any) -> str | None:
+    return v.isoformat() if hasattr(v, "isoformat") else (str(v) if v is not None else None)

@@ -445,3 +445,28 @@ def test_the_readers_own_defaults_never_change_what_a_value_means(store, setting
             pool.close()
     finally:
         _owner(store, "select configure_reader_role('rag_query'), 1")
+
+
+def test_a_conversation_is_seen_only_by_its_workspace(clean_store, settings):
+    """Conversations (sql/054) under row-level security: another team can neither list, read, extend nor delete
+    one; the app's own workspace sees its own only."""
+    from rag.store import open_store
+
+    stores = {}
+    for ws in ("team-a", "team-b"):
+        s = settings.model_copy(deep=True)
+        s.db.workspace = ws
+        stores[ws] = open_store(s)
+    try:
+        a, b = stores["team-a"], stores["team-b"]
+        cid = a.create_conversation()
+        assert a.add_conversation_turn(cid, "What were net sales?", {"question": "q", "answer": "x",
+                                                                      "confidence": "low"}) == 0
+        assert [c.conversation_id for c in a.list_conversations()] == [cid]
+        assert b.list_conversations() == [] and b.conversation(cid) is None
+        assert b.add_conversation_turn(cid, "injected", {"answer": "y"}) is None
+        assert b.delete_conversation(cid) is False
+        assert [t.question for t in a.conversation(cid)[1]] == ["What were net sales?"]
+    finally:
+        for st in stores.values():
+            st.close()

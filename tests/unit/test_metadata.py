@@ -87,7 +87,7 @@ def test_an_earnings_release_that_mentions_its_form_10q_is_a_release():
             "is in our Quarterly Report on Form 10-Q filed with the Securities and Exchange Commission.\n"
             "Commission File Number is listed in the filing.")
     m = metadata.detect([page], {}, "x.pdf")
-    assert (m.doc_type, m.company, m.fiscal_period, m.fiscal_year) == ("earnings release", "Candlewood Foods, Inc",
+    assert (m.doc_type, m.company, m.fiscal_period, m.fiscal_year) == ("earnings release", "Candlewood Foods, Inc.",
                                                                         "Q2", 2023)
     assert "CWF" in m.aliases
 
