@@ -68,8 +68,8 @@ def measure(answers: list[dict], store) -> dict:
                 page = doc[loc.page - 1]
                 clip, _ = _crop(page, loc, 18.0)
                 old = _old_clip(doc[e["pages"][0] - 1], e["quote"]) if loc.page == e["pages"][0] else None
-                holds = lambda c: c is not None and all(c.contains(b) or (b & c).get_area() >= 0.95 * b.get_area()
-                                                        for b in loc.boxes)
+                holds = lambda c, boxes=loc.boxes: c is not None and all(
+                    c.contains(b) or (b & c).get_area() >= 0.95 * b.get_area() for b in boxes)
                 rows.append({"document": e["file_name"], "page": loc.page, "table": "|" in e["quote"],
                              "coverage": round(loc.coverage, 3), "found": loc.found,
                              "now_holds_quote": loc.found and holds(clip),

@@ -245,7 +245,8 @@ def region_png(pdf: bytes, pages, quote: str, dpi: int = 110, margin: float = 18
     return png
 
 
-def page_png(pdf: bytes, pages, quote: str, dpi: int = 100, password: str | None = None) -> tuple[bytes, Located] | None:
+def page_png(pdf: bytes, pages, quote: str, dpi: int = 100,
+             password: str | None = None) -> tuple[bytes, Located] | None:
     """The whole page the quote is on, rendered with its words highlighted, and where it was found."""
     from rag.ingest.pdf import render
 

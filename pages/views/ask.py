@@ -1,15 +1,22 @@
-"""Ask: the analyst's page. Chat with follow-ups; answers with citations that open to the quote and the page
-region, the figures right after the paragraph they support, confidence, feedback, export and follow-ups."""
+"""Ask: the analyst's page. A conversation kept in the database (reload keeps it; new chat, past conversations,
+export of the whole conversation); answers whose [n] markers link to their citations, each citation showing its
+quote on a crop of the page and opening the whole page with the quote marked; the figures right after the
+paragraph they support; confidence, feedback, export and follow-ups. A first run offers the sample documents."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
-from pages import confidence_badge, get_embedder, get_store, library_or_stop, settings, sidebar
+from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar
 from rag.answer import answer
-from rag.answer.export import to_json, to_markdown, untrusted
-from rag.answer.suggest import follow_ups
+from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown, untrusted
+from rag.answer.labels import document_label
+from rag.answer.model import Answer
+from rag.answer.suggest import example_questions, follow_ups
 from rag.domain import company_key
+from rag.library import library_summary, load_samples, sample_files
 from rag.records import DocumentMeta
 from rag.retrieve.search import SearchFilters
 
@@ -20,11 +27,20 @@ def _pdf(document_id: int) -> bytes | None:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def _crop(document_id: int, page: int, quote: str) -> bytes | None:
+def _crop(document_id: int, pages: tuple[int, ...], quote: str) -> bytes | None:
     from rag.crops import region_png
 
     pdf = _pdf(document_id)
-    return region_png(pdf, page, quote) if pdf else None
+    return region_png(pdf, list(pages), quote) if pdf else None
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _page(document_id: int, pages: tuple[int, ...], quote: str):
+    from rag.crops import page_png
+
+    pdf = _pdf(document_id)
+    out = page_png(pdf, list(pages), quote) if pdf else None
+    return (out[0], out[1].page, out[1].found) if out else None
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -35,7 +51,7 @@ def _figure_png(figure_id: int) -> bytes | None:
 def _filters(docs: list[DocumentMeta]) -> SearchFilters:
     with st.expander("Filters"):
         c1, c2, c3, c4 = st.columns(4)
-        labels = {d.document_id: d.file_name for d in docs}
+        labels = {d.document_id: document_label(d) for d in docs}
         ids = c1.multiselect("Documents", list(labels), format_func=labels.get, key="f_docs")
         companies = sorted({d.company for d in docs if d.company})
         comp = c2.multiselect("Companies", companies, key="f_companies")
@@ -55,80 +71,203 @@ def _enlarge(png: bytes, label: str) -> None:
     st.image(png, caption=label, width="stretch")
 
 
-def render_answer(a, i: int) -> None:
-    """One answer: paragraphs, each followed by the figures that belong after it; then sources and actions."""
-    if a.insufficient:
-        st.warning(untrusted(a.answer))
-    else:
-        paras = a.paragraphs
-        for p_i, para in enumerate(paras):
-            st.markdown(untrusted(para))
-            for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
-                png = _figure_png(f.figure_id)
-                if png:
-                    label = f"{f.caption or 'Figure'} — {f.document}, p. {f.page}"
-                    st.image(png, caption=label, width=520)
-                    st.caption(f"Why shown: {f.why_shown}")
-                    if st.button("Enlarge", key=f"enlarge-{i}-{p_i}-{f.figure_id}", icon=":material/zoom_in:"):
-                        _enlarge(png, label)
-    c1, c2 = st.columns([1, 5])
-    with c1:
-        confidence_badge(a.confidence)
-    with c2:
-        st.caption("; ".join(a.reasons))
-    if a.message:
-        st.caption(a.message)
-    for e in a.evidence:
-        with st.expander(f"[{e.marker}] {e.source}" + ("" if e.verified else " — quote not verified")):
-            st.markdown("> " + untrusted(e.quote.strip()).replace("\n", "\n> "))
-            png = _crop(e.document_id, e.pages[0], e.quote)
+@st.dialog("Cited page", width="large")
+def _open_page(e) -> None:
+    """The whole cited page, rendered, with the quote marked."""
+    got = _page(e.document_id, tuple(e.pages), e.quote)
+    if got is None:
+        st.error("The original PDF of this document is not in the library, so its page cannot be shown.")
+        return
+    png, page, found = got
+    st.markdown(f"**{untrusted(e.document)}**, page {page}")
+    if not found:
+        st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
+    st.image(png, width="stretch")
+
+
+def _linked(text: str, i: int, markers: set[int]) -> str:
+    """[n] markers as links to their citation below the answer."""
+    return re.sub(r"\[(\d{1,2})\](?!\()", lambda m: f"[\\[{m.group(1)}\\]](#src-{i}-{m.group(1)})"
+                  if int(m.group(1)) in markers else m.group(0), text)
+
+
+def _paragraphs(a: Answer, i: int) -> None:
+    markers = {e.marker for e in a.evidence}
+    for p_i, para in enumerate(a.paragraphs):
+        st.markdown(_linked(untrusted(para), i, markers))
+        for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
+            png = _figure_png(f.figure_id)
             if png:
-                st.image(png, caption=f"{e.document}, p. {e.pages[0]}")
-    if a.unsupported:
-        with st.expander(f"{len(a.unsupported)} statement(s) not supported by the evidence"):
-            for u in a.unsupported:
-                st.text(f"{u.get('action', 'flagged')}: {u.get('sentence', '')} — {u['reason']}")
+                label = f"{f.caption or 'Figure'} — {f.document}, p. {f.page}"
+                st.image(png, caption=label, width=520)
+                st.caption(f"Why shown: {f.why_shown}")
+                if st.button("Enlarge", key=f"enlarge-{i}-{p_i}-{f.figure_id}", icon=":material/zoom_in:"):
+                    _enlarge(png, label)
+
+
+def _citations(a: Answer, i: int) -> None:
+    if not a.evidence:
+        return
+    st.markdown("**Sources**")
+    for e in a.evidence:
+        st.markdown(f'<div id="src-{i}-{e.marker}"></div>', unsafe_allow_html=True)  # our own id: the link target
+        with st.container(border=True):
+            st.markdown(f"**[{e.marker}]** {untrusted(e.source)}" + ("" if e.verified else " — *quote not verified*"))
+            st.markdown("> " + untrusted(" ".join(e.quote.split())))
+            png = _crop(e.document_id, tuple(e.pages), e.quote)
+            if png:
+                st.image(png, width=560)
+            if st.button(f"Open page {e.pages[0]}", key=f"page-{i}-{e.marker}", icon=":material/description:"):
+                _open_page(e)
+
+
+def _actions(a: Answer, i: int) -> None:
     c1, c2, c3 = st.columns([2, 2, 3])
     with c1:
         exports = st.session_state.setdefault("exports", {})  # built once per answer, not on every rerun
-        if i not in exports:
-            exports[i] = to_markdown(a, get_store())
-        st.download_button("Export Markdown", exports[i], file_name="answer.md", mime="text/markdown", key=f"md-{i}")
+        key = (st.session_state.get("conversation_id"), i)
+        if key not in exports:
+            exports[key] = to_markdown(a, get_store())
+        st.download_button("Export Markdown", exports[key], file_name="answer.md", mime="text/markdown",
+                           key=f"md-{i}")
     with c2:
         st.download_button("Export JSON", to_json(a), file_name="answer.json", mime="application/json",
                            key=f"json-{i}")
     with c3:
-        rating = st.feedback("thumbs", key=f"fb-{i}")
+        rating = st.feedback("thumbs", key=f"fb-{st.session_state.get('conversation_id')}-{i}")
         sent = st.session_state.setdefault("feedback_sent", set())
-        if rating is not None and i not in sent:
+        if rating is not None and key not in sent:
             get_store().add_feedback(a.question, a.answer, [e.chunk_id for e in a.evidence], 1 if rating else -1)
-            sent.add(i)
+            sent.add(key)
             st.toast("Thanks — feedback saved.")
 
 
-def page() -> None:
-    sidebar()
-    st.title("Ask")
-    docs = library_or_stop()
-    filters = _filters(docs)
-    chat = st.session_state.setdefault("chat", [])
-    for i, turn in enumerate(chat):
-        with st.chat_message(turn["role"]):
-            if turn["role"] == "user":
-                st.text(turn["content"])
-            else:
-                render_answer(turn["answer"], i)
-    if chat and chat[-1]["role"] == "assistant" and chat[-1].get("follow_ups"):
-        cols = st.columns(len(chat[-1]["follow_ups"]))
-        for c, q in zip(cols, chat[-1]["follow_ups"]):
-            if c.button(q, key=f"fu-{len(chat)}-{q}"):
+def render_answer(a: Answer, i: int) -> None:
+    """One answer: paragraphs with linked markers, each followed by its figures; then sources and actions. A refusal
+    is said once (its text names the nearest pages when they are about the question)."""
+    if a.insufficient:
+        st.warning(untrusted(a.answer))
+    else:
+        _paragraphs(a, i)
+        c1, c2 = st.columns([1, 5])
+        with c1:
+            confidence_badge(a.confidence)
+        with c2:
+            st.caption("; ".join(a.reasons))
+        if a.message and a.message not in a.answer:
+            st.caption(untrusted(a.message))
+    _citations(a, i)
+    if a.unsupported:
+        with st.expander(f"{len(a.unsupported)} statement(s) not supported by the evidence"):
+            for u in a.unsupported:
+                st.text(f"{u.get('action', 'flagged')}: {u.get('sentence', '')} — {u['reason']}")
+    _actions(a, i)
+
+
+# -- the conversation, kept in the database -----------------------------------------------------------------------
+def _load_conversation() -> list[dict]:
+    """The conversation of the URL (?c=ID), read from the database when the session does not hold it yet."""
+    wanted = st.query_params.get("c")
+    if wanted and str(st.session_state.get("conversation_id")) != wanted:
+        got = get_store().conversation(int(wanted)) if wanted.isdigit() else None
+        if got is None:
+            st.query_params.pop("c", None)
+            st.session_state.update(conversation_id=None, chat=[])
+            st.toast("That conversation is not in this library.")
+        else:
+            title, turns = got
+            st.session_state.update(conversation_id=int(wanted), conversation_title=title, chat=[
+                {"question": t.question, "answer": Answer.from_json(t.answer), "follow_ups": list(t.follow_ups)}
+                for t in turns])
+    return st.session_state.setdefault("chat", [])
+
+
+def _new_chat() -> None:
+    st.query_params.pop("c", None)
+    st.session_state.update(conversation_id=None, conversation_title=None, chat=[], exports={})
+
+
+def _open(conversation_id: int) -> None:
+    st.query_params["c"] = str(conversation_id)
+    st.session_state["conversation_id"] = None  # read it from the database on the rerun
+
+
+def _conversations_sidebar(chat: list[dict]) -> None:
+    with st.sidebar:
+        st.button("New chat", icon=":material/add_comment:", on_click=_new_chat, width="stretch")
+        past = get_store().list_conversations(30)
+        if past:
+            st.caption("Past conversations")
+            current = st.session_state.get("conversation_id")
+            for c in past:
+                label = (c.title if len(c.title) <= 48 else c.title[:45] + "…") + f" · {c.turns}"
+                st.button(label, key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
+                          type="primary" if c.conversation_id == current else "tertiary", width="stretch")
+        if chat:
+            title = st.session_state.get("conversation_title") or chat[0]["question"]
+            answers = [t["answer"] for t in chat]
+            cid = st.session_state.get("conversation_id")
+            cache = st.session_state.setdefault("conversation_exports", {})
+            key = (cid, len(chat))
+            if key not in cache:
+                cache.clear()
+                cache[key] = conversation_markdown(title, answers, get_store())
+            st.download_button("Export conversation (Markdown)", cache[key], file_name="conversation.md",
+                               mime="text/markdown", width="stretch")
+            st.download_button("Export conversation (JSON)", conversation_json(cid, title, answers),
+                               file_name="conversation.json", mime="application/json", width="stretch")
+            if cid is not None:
+                with st.popover("Delete this conversation", width="stretch"):
+                    st.write("Delete it for everyone in this workspace? This cannot be undone.")
+                    if st.button("Delete", type="primary", key="conv-delete"):
+                        get_store().delete_conversation(cid)
+                        _new_chat()
+                        st.rerun()
+
+
+def _save_turn(question: str, a: Answer, fups: list[str]) -> None:
+    store = get_store()
+    cid = st.session_state.get("conversation_id")
+    if cid is None:
+        cid = store.create_conversation()
+        st.session_state.update(conversation_id=cid, conversation_title=question)
+        st.query_params["c"] = str(cid)
+    store.add_conversation_turn(cid, question, a.to_json(), fups)
+
+
+# -- first run and an empty conversation ----------------------------------------------------------------------
+def _first_run() -> None:
+    st.info("The library is empty. Upload PDFs on the Library page, or load the sample documents to try it: a "
+            "research paper excerpt, an SEC filing excerpt and a sustainability report.")
+    if st.button(f"Load sample documents ({len(sample_files())})", type="primary", icon=":material/download:"):
+        bar = st.progress(0.0, text="starting…")
+
+        def progress(name: str, stage: str, done: int, total: int) -> None:
+            if total:
+                bar.progress(min(1.0, done / total), text=f"{name} — {stage}: {done} / {total}")
+
+        results = load_samples(get_store(), get_embedder(), settings(), progress)
+        failed = [r for r in results if not r.ok and not r.already_ingested]
+        for r in failed:
+            st.error(f"{r.file}: {r.error}")
+        if not failed:
+            st.rerun()
+
+
+def _welcome(docs: list[DocumentMeta]) -> None:
+    st.markdown(library_summary(docs))
+    examples = example_questions(docs)
+    if examples:
+        st.caption("Try one of these:")
+        cols = st.columns(2)
+        for k, q in enumerate(examples):
+            if cols[k % 2].button(q, key=f"ex-{k}", width="stretch"):
                 st.session_state["pending_question"] = q
                 st.rerun()
-    question = st.chat_input("Ask about the documents…") or st.session_state.pop("pending_question", None)
-    if not question:
-        return
-    history = [t["content"] for t in chat if t["role"] == "user"]
-    chat.append({"role": "user", "content": question})
+
+
+def _ask(question: str, chat: list[dict], docs: list[DocumentMeta], filters: SearchFilters) -> None:
+    history = [t["question"] for t in chat]
     with st.chat_message("user"):
         st.text(question)
     with st.chat_message("assistant"):
@@ -144,13 +283,45 @@ def page() -> None:
             a = answer(get_store(), get_embedder(), question, s, filters=filters, history=history,
                        on_token=on_token if s.llm.base_url else None, documents=docs)
         streamed.empty()
-        r = a.retrieval
-        if r is not None:
-            get_store().log_query(question, r.chunks, a.timings_ms.get("total", 0.0))
-            st.session_state["last_retrieval"] = r
-        st.session_state["last_answer"] = a
-        chat.append({"role": "assistant", "answer": a,
-                     "follow_ups": follow_ups(a, r.intent, docs) if r is not None else []})
+    r = a.retrieval
+    if r is not None:
+        get_store().log_query(question, r.chunks, a.timings_ms.get("total", 0.0))
+        st.session_state["last_retrieval"] = r
+    st.session_state["last_answer"] = a
+    fups = follow_ups(a, r.intent, docs) if r is not None else []
+    chat.append({"question": question, "answer": a, "follow_ups": fups})
+    _save_turn(question, a, fups)
+
+
+def page() -> None:
+    sidebar()
+    chat = _load_conversation()
+    _conversations_sidebar(chat)
+    st.title("Ask")
+    if chat:
+        st.caption(untrusted(st.session_state.get("conversation_title") or chat[0]["question"]))
+    docs = documents()
+    if not docs:
+        _first_run()
+        return
+    filters = _filters(docs)
+    if not chat:
+        _welcome(docs)
+    for i, turn in enumerate(chat):
+        with st.chat_message("user"):
+            st.text(turn["question"])
+        with st.chat_message("assistant"):
+            render_answer(turn["answer"], i)
+    if chat and chat[-1].get("follow_ups"):
+        cols = st.columns(len(chat[-1]["follow_ups"]))
+        for c, q in zip(cols, chat[-1]["follow_ups"], strict=True):
+            if c.button(q, key=f"fu-{len(chat)}-{q}"):
+                st.session_state["pending_question"] = q
+                st.rerun()
+    question = st.chat_input("Ask about the documents…") or st.session_state.pop("pending_question", None)
+    if not question:
+        return
+    _ask(question, chat, docs, filters)
     st.rerun()  # the conversation is drawn from the history, the new answer included
 
 

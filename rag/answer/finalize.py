@@ -14,12 +14,28 @@ from rag.domain import years_of
 from rag.retrieve.pipeline import Retrieval
 
 
+def _on_topic(c, terms: set[str]) -> bool:
+    """A passage near enough to show with a refusal: it holds at least half of the question's own words (not the
+    company's name, years or question words), so "Nearest pages" never points at pages about something else."""
+    from rag.answer.extractive import _terms
+
+    if not terms:
+        return False
+    have = set(_terms(c.content or ""))
+    return len(terms & have) >= max(1, (len(terms) + 1) // 2)
+
+
 def insufficient(r: Retrieval, why: str | None = None, nearest: bool = True) -> Answer:
     """The refusal, said once and plainly, with the nearest pages — only pages about the asked company (none when
-    the company is not in the library)."""
+    the company is not in the library) that are about what was asked."""
+    from rag.answer.extractive import _terms
+
     near = r.nearest or r.candidates[:3] or r.chunks[:3]
     if r.intent.companies:
         near = [c for c in near if c.company_key in r.intent.companies]
+    names = {w for k in r.intent.companies for w in _terms(k.replace("-", " "))}
+    terms = {t for t in _terms(r.question) if t not in names and not t.isdigit()}
+    near = [c for c in near if _on_topic(c, terms)]
     where = "; ".join(dict.fromkeys(f"{document_label(c)} {pages_label(c.page_start, c.page_end)}" for c in near[:3]))
     msg = why or r.message or "the retrieved passages do not answer the question"
     msg = re.sub(r"^insufficient data:\s*", "", msg, flags=re.I).rstrip(".")

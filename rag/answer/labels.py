@@ -16,6 +16,7 @@ def short_company(name: str | None) -> str:
     n = re.sub(r"^the\s+", "", name.strip(), flags=re.I)
     for _ in range(2):
         n = _LEGAL.sub("", n).strip(" ,")
+        n = re.sub(r"\s+(?:&|and)$", "", n)  # "JPMorgan Chase & Co." → "JPMorgan Chase", never "… &"
     return n or name
 
 

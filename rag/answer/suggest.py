@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rag.answer.labels import short_company
 from rag.answer.model import Answer
 from rag.records import DocumentMeta
@@ -12,32 +14,62 @@ def _pos(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
+BANK = re.compile(r"\b(bank|banc|bancorp|bancshares|banking|savings|credit union)\b", re.I)
+KIND_ORDER = ("10-K", "annual report", "10-Q", "earnings release", "8-K", "sustainability report", "research paper",
+              "other")
+
+
+def _when(d: DocumentMeta) -> str:
+    if not d.fiscal_year:
+        return ""
+    if d.fiscal_period and d.fiscal_period.startswith("Q"):
+        return f" in {d.fiscal_period} FY{d.fiscal_year}"
+    return f" in FY{d.fiscal_year}"
+
+
+def _paper_title(d: DocumentMeta) -> str:
+    title = (d.title or "").split(":")[0].strip() or "the paper"
+    return title if len(title) <= 60 else title[:57].rsplit(" ", 1)[0] + "…"
+
+
+def questions_for(d: DocumentMeta) -> list[str]:
+    """Questions this document can answer, by its kind, with its issuer's name (or the paper's title)."""
+    who = short_company(d.company)
+    kind = d.doc_type or "other"
+    if kind == "research paper":
+        t = _paper_title(d)
+        return [f"What are the main results of {t}?", f"What data does {t} use?"]
+    if kind == "sustainability report":
+        w = who or "the company"
+        return [f"What were {_pos(w)} Scope 1 emissions{_when(d)}?", f"What are {_pos(w)} climate targets?"]
+    if not who:
+        return [f"What is {d.title} about?"] if d.title else []
+    bank = bool(BANK.search(d.company or ""))
+    measure = "net interest income" if bank else "total revenue"
+    if kind == "8-K":
+        day = f" dated {str(d.published_date)[:10]}" if d.published_date else ""
+        return [f"What did {_pos(who)} 8-K{day} announce?"]
+    if kind in ("10-Q", "earnings release"):
+        return [f"What was {_pos(who)} {measure}{_when(d)}?", f"What drove {_pos(who)} results{_when(d)}?"]
+    return [f"What was {_pos(who)} {measure}{_when(d)}?", f"What are {_pos(who)} main risks?"]
+
+
 def example_questions(docs: list[DocumentMeta], n: int = 6) -> list[str]:
-    """One or two questions per kind of document in the store, newest first."""
-    out: list[str] = []
+    """Questions built from the library: every kind of document in it gets one before any gets a second (newest
+    document first within a kind), then a comparison when two issuers are in it."""
     by_kind: dict[str, list[DocumentMeta]] = {}
-    for d in sorted(docs, key=lambda d: -(d.fiscal_year or 0)):
-        by_kind.setdefault(d.doc_type or "other", []).append(d)
-    for d in by_kind.get("10-K", [])[:2] + by_kind.get("annual report", [])[:1]:
-        who, y = short_company(d.company) or "the company", d.fiscal_year
-        out.append(f"What was {_pos(who)} total revenue in FY{y}?" if y else f"What was {_pos(who)} total revenue?")
-        out.append(f"What drove {_pos(who)} operating income change in FY{y}?" if y else
-                   f"What are {_pos(who)} main risks?")
-    for d in by_kind.get("10-Q", [])[:1] + by_kind.get("earnings release", [])[:1]:
-        who = short_company(d.company) or "the company"
-        out.append(f"What were {_pos(who)} net sales in {d.fiscal_period or ''} {d.fiscal_year or ''}?"
-                   .replace("  ", " ").replace(" ?", "?"))
-    for d in by_kind.get("sustainability report", [])[:2]:
-        who, y = short_company(d.company) or "the company", d.fiscal_year
-        out.append(f"What were {_pos(who)} Scope 1 emissions in {y}?" if y else f"What were {_pos(who)} Scope 1 emissions?")
-    for d in by_kind.get("research paper", [])[:2]:
-        title = (d.title or d.file_name or "the paper").split(":")[0][:60]
-        out.append(f"What are the main results of {title}?")
+    for d in sorted(docs, key=lambda d: (-(d.fiscal_year or 0), d.document_id)):
+        by_kind.setdefault(d.doc_type if d.doc_type in KIND_ORDER else "other", []).append(d)
+    rounds = [[q for d in by_kind.get(k, [])[:2] for q in questions_for(d)] for k in KIND_ORDER]
+    out: list[str] = []
+    for i in range(max((len(r) for r in rounds), default=0)):
+        out += [r[i] for r in rounds if i < len(r)]
     companies = list(dict.fromkeys(short_company(d.company) for d in docs
-                                   if d.company and d.doc_type != "research paper"))
-    if len(companies) >= 2:
-        out.append(f"Compare {companies[0]} and {companies[1]}")
-    return list(dict.fromkeys(out))[:n]
+                                   if d.company and d.doc_type in ("10-K", "annual report", "10-Q")))
+    compare = [f"Compare {companies[0]} and {companies[1]}"] if len(companies) >= 2 else []
+    kinds = sum(1 for r in rounds if r)
+    picked = list(dict.fromkeys(out))[:max(n - len(compare), kinds)]
+    return picked + compare
 
 
 def follow_ups(a: Answer, intent: QueryIntent, docs: list[DocumentMeta], n: int = 3) -> list[str]:

@@ -34,8 +34,9 @@ def test_ask_answers_with_citations_feedback_and_follow_ups(app, clean_store):
     app.chat_input[0].set_value("What were Acme Widgets' purchases of property, plant and equipment in 2022?").run()
     assert not app.exception
     text = " ".join(m.value for m in app.markdown)
-    assert "(1,577)" in text and "[1]" in text
-    assert any(e.label.startswith("[1] Acme Widgets 10-K FY2022") for e in app.expander)
+    assert "(1,577)" in text and "](#src-0-1)" in text  # the marker links to its citation
+    assert any(m.value.startswith("**[1]** Acme Widgets 10-K FY2022") for m in app.markdown)
+    assert '<div id="src-0-1"></div>' in text  # the link's target, right before the citation
     assert app.session_state["chat"][-1]["follow_ups"]
     a = app.session_state["last_answer"]
     assert a.confidence in ("high", "medium") and a.evidence[0].verified
@@ -88,3 +89,56 @@ def test_compare_runs_two_settings_side_by_side(app):
 def test_two_or_three_follow_ups_are_offered(app):
     app.chat_input[0].set_value("What were Acme Widgets' net sales in 2022?").run()
     assert 2 <= len(app.session_state["chat"][-1]["follow_ups"]) <= 3
+
+
+def test_a_conversation_is_kept_in_the_database_and_reopens_from_its_url(app, clean_store, settings):
+    app.chat_input[0].set_value("What were Acme Widgets' net sales in 2022?").run()
+    app.chat_input[0].set_value("And in 2021?").run()
+    assert not app.exception
+    cid = app.session_state["conversation_id"]
+    assert app.query_params["c"] == [str(cid)] or app.query_params["c"] == str(cid)
+    title, turns = clean_store.conversation(cid)
+    assert [t.question for t in turns] == ["What were Acme Widgets' net sales in 2022?", "And in 2021?"]
+    assert title == "What were Acme Widgets' net sales in 2022?" and turns[0].answer["evidence"]
+    # a reload is a new session: the URL's conversation is read back from the database, answers and citations
+    again = AppTest.from_file(APP, default_timeout=180)
+    again.query_params["c"] = str(cid)
+    again.run()
+    assert not again.exception
+    assert [t["question"] for t in again.session_state["chat"]] == [t.question for t in turns]
+    assert any(m.value.startswith("**[1]**") for m in again.markdown)
+    # the past conversations are listed; "New chat" starts an empty one
+    assert any(b.label.startswith("What were Acme Widgets' net sales in 2022?") for b in again.button)
+    next(b for b in again.button if b.label == "New chat").click().run()
+    assert again.session_state["chat"] == [] and "c" not in again.query_params
+    # another id, or one of no conversation, starts empty instead of failing
+    other = AppTest.from_file(APP, default_timeout=180)
+    other.query_params["c"] = "999999"
+    other.run()
+    assert not other.exception and other.session_state["chat"] == []
+
+
+def test_a_refusal_is_said_once(app):
+    app.chat_input[0].set_value("What were Acme Widgets' Scope 3 emissions in 2022?").run()
+    said = [e.value for e in list(app.warning) + list(app.markdown) + list(app.caption)
+            if "Scope 3" in str(e.value) and "Insufficient" in str(e.value) or "do not" in str(e.value)]
+    assert len([w for w in app.warning if w.value.startswith("Insufficient data:")]) == 1
+    assert len(said) == 1, said
+
+
+def test_an_empty_library_offers_the_sample_documents_then_a_summary_and_examples(clean_store, settings, monkeypatch):
+    monkeypatch.setenv("RAG_DATA_DIR", str(settings.db.data_dir))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.run()
+    load = [b for b in at.button if b.label.startswith("Load sample documents")]
+    assert load, [b.label for b in at.button]
+    load[0].click().run()
+    assert not at.exception, at.exception
+    docs = clean_store.list_documents()
+    assert {d.doc_type for d in docs} == {"research paper", "10-K", "sustainability report"}
+    text = " ".join(m.value for m in at.markdown)
+    assert text.count("document") and "3 documents:" in text
+    examples = [b.label for b in at.button if b.key and b.key.startswith("ex-")]
+    assert any("3M" in q for q in examples) and any("Northwind" in q for q in examples), examples
+    assert any("LongEval" in q or "LONGEVAL" in q for q in examples)  # a paper's question, by its title

@@ -91,12 +91,18 @@ def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown()
     assert {f.figure_id for f in place_figures(figs, b, ["Acme"])} == {4, 5}
 
 
-def test_a_refusal_says_why_once_and_names_the_nearest_pages():
-    near = (cand(1, page=4),)
-    r = _retrieval("What is DocVQA?", [], Refusal("insufficient data: the documents do not mention 'DocVQA'", near))
+def test_a_refusal_says_why_once_and_names_the_nearest_pages_only_when_they_are_on_topic():
+    near = (cand(1, page=4, content="Widget warranty claims are reserved for under other liabilities."),
+            cand(2, page=9, content="Revenue grew in every segment."))
+    r = _retrieval("How are widget warranty claims audited?", [],
+                   Refusal("insufficient data: the documents do not say how warranty claims are audited", near))
     a = insufficient(r)
-    assert a.answer == ("Insufficient data: the documents do not mention 'DocVQA'. "
-                        "Nearest pages: Acme Widgets 10-K FY2022 p. 4.")
+    assert a.answer == ("Insufficient data: the documents do not say how warranty claims are audited. "
+                        "Nearest pages: Acme Widgets 10-K FY2022 p. 4.")  # not p. 9, which is about revenue
+    off = (cand(3, page=5, content="Net sales rose on strong demand."),)
+    r = _retrieval("What is DocVQA?", [], Refusal("insufficient data: the documents do not mention 'DocVQA'", off))
+    a = insufficient(r)
+    assert a.answer == "Insufficient data: the documents do not mention 'DocVQA'."  # no pages about something else
     # said once: the answer says what is missing; the reasons do not repeat it, and there is no separate message
     assert a.confidence == "insufficient_data" and "DocVQA" not in " ".join(a.reasons) and a.message is None
 
