@@ -220,6 +220,7 @@ def apply(meta, doc, first_pages: list[str]) -> None:
         title, authors = paper_title(page)
         meta.title = title or meta.title
         meta.authors = authors or None
+        meta.company = meta.company_key = meta.aliases = None  # a paper has authors, not an issuer
         meta.fiscal_year = paper_year(page, doc.metadata or {}) or meta.fiscal_year
         meta.year_labels = [meta.fiscal_year] if meta.fiscal_year else None  # a paper answers to its one year
     elif kind in ("sustainability report", "annual report"):

@@ -125,9 +125,19 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     assert img.bounding_box()["y"] < first_source.bounding_box()["y"]
     cited = msg.get_by_text("Net sales were $12,345 million in 2022").first
     assert cited.bounding_box()["y"] < img.bounding_box()["y"]
-    first_source.click()  # a citation opens to its quote and the page region
-    page.wait_for_timeout(1500)
+    # the [1] marker links to its citation; the citation opens its page, rendered, with the quote marked
+    msg.locator('a[href^="#src-"]').first.click()
+    page.wait_for_timeout(1000)
+    box = first_source.bounding_box()
+    assert box is not None and 0 <= box["y"] <= 800, box  # scrolled to the citation
     _shot(page, "3_citation")
+    msg.get_by_role("button", name="Open page").first.click()
+    dialog = page.locator('[role="dialog"]')
+    dialog.locator("img").first.wait_for()
+    assert dialog.get_by_text("Acme Widgets 10-K FY2022").count() >= 1
+    _shot(page, "3b_cited_page")
+    page.keyboard.press("Escape")
+    ask_url = page.url
 
     page.get_by_text("Developer mode (Debug page)").click()
     _wait_idle(page)
@@ -149,3 +159,11 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
         page.get_by_text(marker).first.wait_for()
         _wait_idle(page)
         _shot(page, f"5_{name.lower().replace(' ', '_')}")
+
+    # the conversation is in the database: a reload keeps it, and it is listed
+    assert "?c=" in ask_url
+    page.goto(ask_url)
+    page.get_by_text("[1] Acme Widgets 10-K FY2022").first.wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("Past conversations").count() == 1
+    _shot(page, "3c_after_reload")
