@@ -89,7 +89,8 @@ def cmd_ingest(args) -> int:
         results.append(res)
         if res.error:
             failures += 1
-            line = f"ERROR {res.file}: {res.error}"
+            hint = " (give it with --password)" if res.error.endswith("the PDF is encrypted") else ""
+            line = f"ERROR {res.file}: {res.error}{hint}"
         elif res.already_ingested:
             line = f"skip  {res.file}: already ingested (document {res.document_id})"
         else:

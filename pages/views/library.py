@@ -10,6 +10,7 @@ import streamlit as st
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file
+from rag.answer.labels import document_label
 from rag.records import DocumentMeta
 
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
@@ -17,6 +18,8 @@ TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "an
 
 
 def _ingest(name: str, data: bytes, password: str | None) -> None:
+    """One file: a status box with its progress (pages read, then chunks embedded), then its result in one line.
+    The result is kept (ingest_results) and drawn once, by _results."""
     store, emb, s = get_store(), get_embedder(), settings()
     with st.status(f"{name}", expanded=True) as status:
         bar = st.progress(0.0, text="reading pages…")
@@ -30,29 +33,35 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
             path.write_bytes(data)
             res = ingest_file(path, store, emb, s, password=password, progress=progress)
         st.session_state.setdefault("ingest_results", {})[name] = res.to_dict()
-        if res.already_ingested:
-            status.update(label=f"{name}: already in the library (document {res.document_id})", state="complete")
-        elif res.ok:
-            bar.progress(1.0, text="done")
-            status.update(label=f"{name}: {res.pages} pages, {res.chunks} chunks, {res.figures} figures, "
-                                f"{res.ocr_pages} OCR pages, {res.seconds:.1f} s", state="complete")
-        else:
-            status.update(label=f"{name}: {res.error}", state="error")
+        status.update(label=name, state="complete" if res.ok or res.already_ingested else "error", expanded=False)
 
 
-def _upload() -> None:
-    """Upload, per-file progress, password prompts and one-line errors."""
-    files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key="uploads")
-    if files and st.button(f"Ingest {len(files)} file(s)", type="primary"):
-        for f in files:
-            _ingest(f.name, f.getvalue(), None)
+def _result_line(name: str, r: dict) -> tuple[str, str]:
+    if r.get("already_ingested"):
+        return "info", f"{name}: already in the library (document {r.get('document_id')})"
+    if r.get("error"):
+        return "error", f"{name}: {r['error']}"
+    return "success", (f"{name}: {r.get('pages')} pages, {r.get('chunks')} chunks, {r.get('figures')} figures, "
+                       f"{r.get('ocr_pages')} OCR pages, {r.get('seconds', 0):.1f} s")
+
+
+def _results(locked: set[str]) -> None:
+    """Each file's result, once: a success, 'already in the library' or its error in one line."""
+    for name, r in st.session_state.get("ingest_results", {}).items():
+        if name in locked:
+            continue
+        kind, line = _result_line(name, r)
+        getattr(st, kind)(line)
+
+
+def _password_forms(locked: set[str], files) -> None:
+    """An encrypted file asks for its password; a wrong one says so, and a right one clears the question."""
     results = st.session_state.get("ingest_results", {})
-    locked = [n for n, r in results.items() if r.get("error") and "password" in r["error"].lower()]
-    for name in locked:
+    for name in sorted(locked):
         with st.form(f"pw-{name}"):
             wrong = "wrong" in results[name]["error"].lower()
-            st.warning(f"{name} is encrypted" + (": that password is wrong." if wrong else ". Enter its password to "
-                                                                                         "open it."))
+            st.warning(f"{name} is protected by a password" + (": the password you entered is wrong. Try again."
+                                                               if wrong else ". Enter it to add the document."))
             pw = st.text_input("Password", type="password", key=f"pwd-{name}")
             if st.form_submit_button("Open with this password"):
                 data = next((f.getvalue() for f in files or [] if f.name == name), None)
@@ -60,55 +69,77 @@ def _upload() -> None:
                     st.error("Upload the file again, then enter its password.")
                 else:
                     _ingest(name, data, pw)
-    for name, r in results.items():
-        if r.get("error") and name not in locked:
-            st.error(f"{name}: {r['error']}")
+                    st.rerun()  # redraw from the new result: no stale question above it
+
+
+def _upload() -> None:
+    """Upload, per-file progress, password prompts and one-line results."""
+    files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key="uploads")
+    if files and st.button(f"Ingest {len(files)} file(s)", type="primary"):
+        for f in files:
+            _ingest(f.name, f.getvalue(), None)
+        st.rerun()
+    results = st.session_state.get("ingest_results", {})
+    locked = {n for n, r in results.items() if r.get("error") and "password" in r["error"].lower()}
+    _password_forms(locked, files)
+    _results(locked)
 
 
 def _table(docs: list[DocumentMeta]) -> None:
-    """The documents, with company, type, fiscal year and period editable."""
-    rows = [{"id": d.document_id, "file": d.file_name, "company": d.company or "",
+    """The documents by their readable names, with title, company, type, fiscal year and period editable; the file
+    name is a detail at the end."""
+    rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             "period": d.fiscal_period or "", "pages": d.page_count, "chunks": d.chunks,
-             "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16]}
+             "period": d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
+             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16],
+             "file": d.file_name}
             for d in docs]
     edited = st.data_editor(
-        rows, key="library_table", hide_index=True, use_container_width=True,
-        disabled=["id", "file", "pages", "chunks", "figures", "OCR pages", "uploaded"],
+        rows, key="library_table", hide_index=True, width="stretch",
+        disabled=["id", "document", "authors", "file", "pages", "chunks", "figures", "OCR pages", "uploaded"],
         column_config={"type": st.column_config.SelectboxColumn("type", options=TYPES),
                        "fiscal year": st.column_config.NumberColumn("fiscal year", min_value=1900, max_value=2100,
                                                                     step=1, format="%d")})
-    changed = [(new, old) for new, old in zip(edited, rows) if new != old]
+    changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
     if changed and st.button(f"Save {len(changed)} correction(s)"):
         for new, old in changed:
             get_store().update_document_metadata(
                 new["id"], company=new["company"] if new["company"] != old["company"] else None,
                 fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
                 fiscal_period=new["period"] if new["period"] != old["period"] else None,
-                doc_type=new["type"] if new["type"] != old["type"] else None)
-        st.success("Saved.")
+                doc_type=new["type"] if new["type"] != old["type"] else None,
+                title=new["title"] if new["title"] != old["title"] else None)
+        st.session_state["saved_note"] = f"Saved {len(changed)} correction(s)."
         st.rerun()
+    if st.session_state.get("saved_note"):
+        st.success(st.session_state["saved_note"])  # stays until the next change
 
 
 def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
-    labels = {d.document_id: f"{d.document_id} · {d.file_name}" for d in docs}
+    names = {d.document_id: document_label(d) for d in docs}
+    labels = {d.document_id: f"{names[d.document_id]} · {d.file_name}" for d in docs}
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Related documents** (same issuer, other periods)")
         pick = st.selectbox("Document", list(labels), format_func=labels.get, key="related_pick")
         rel = get_store().related_graph(pick) if pick else []
         if rel:
-            st.dataframe([{"relation": r.relation.replace("_", " "), "hops": r.depth, "file": r.file_name,
+            st.dataframe([{"relation": r.relation.replace("_", " "), "hops": r.depth, "document": names.get(r.document_id, r.file_name),
                            "year": r.fiscal_year, "period": r.fiscal_period} for r in rel], hide_index=True)
         else:
             st.caption("None in the library.")
     with c2:
         st.markdown("**Delete**")
         gone = st.multiselect("Documents to delete", list(labels), format_func=labels.get, key="delete_pick")
-        if gone and st.button(f"Delete {len(gone)} document(s)", type="secondary"):
-            for i in gone:
-                get_store().delete_document(i)
-            st.rerun()
+        if gone:
+            with st.popover(f"Delete {len(gone)} document(s)…"):
+                st.write("Delete " + ", ".join(labels[i] for i in gone) + "? Their passages, figures and facts go "
+                         "too. This cannot be undone.")
+                if st.button("Delete", type="primary", key="delete_confirm"):
+                    for i in gone:
+                        get_store().delete_document(i)
+                    st.session_state.pop("delete_pick", None)
+                    st.rerun()
         st.markdown("**Re-index**")
         st.caption("Re-embed every chunk and figure with the configured embedding model (after changing it).")
         if st.button("Re-index the library"):

@@ -95,7 +95,7 @@ def open_pdf(path: Path, password: str | None = None, max_mb: float | None = Non
     if doc.needs_pass:
         if not password:
             doc.close()
-            raise PasswordRequiredError("password required (encrypted PDF): pass --password")
+            raise PasswordRequiredError("password required: the PDF is encrypted")
         if not doc.authenticate(password):
             doc.close()
             raise WrongPasswordError("password required: the password given is wrong")

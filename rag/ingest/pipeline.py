@@ -327,10 +327,15 @@ def _embed(chunks: list[chunking.Chunk], contexts: list[str], figs: list[figmod.
     if progress:
         progress("embedding", 0, len(texts) + len(fig_texts))
     _check_time(t0, settings, "before embedding")
-    vecs = embedder.encode(texts + fig_texts)
+    everything = texts + fig_texts
+    parts, step = [], 64  # in batches, so the progress moves while the model works
+    for i in range(0, len(everything), step):
+        parts.append(embedder.encode(everything[i:i + step]))
+        _check_time(t0, settings, "while embedding")
+        if progress:
+            progress("embedding", min(i + step, len(everything)), len(everything))
+    vecs = np.vstack(parts) if parts else embedder.encode([])
     _check_time(t0, settings, "after embedding, before writing")
-    if progress:
-        progress("embedding", len(texts) + len(fig_texts), len(texts) + len(fig_texts))
     return vecs
 
 
