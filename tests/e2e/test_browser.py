@@ -103,11 +103,13 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     page.get_by_text("acme_10k_2022.pdf:").first.wait_for()
     _wait_idle(page)
     assert page.get_by_text("1 document(s)").count() == 1  # the encrypted one waits for its password
-    page.get_by_text("board_memo.pdf is encrypted").wait_for()
+    page.get_by_text("board_memo.pdf is protected by a password").wait_for()
     page.get_by_label("Password", exact=True).fill("secret")
     page.get_by_role("button", name="Open with this password").click()
     page.get_by_text("2 document(s)").wait_for()
     _wait_idle(page)
+    assert page.get_by_text("password you entered is wrong").count() == 0  # no stale question after the right one
+    assert page.get_by_text("board_memo.pdf:").count() == 1  # its result, once
     _shot(page, "1_library")
 
     page.get_by_role("link", name="Ask").click()
