@@ -255,6 +255,15 @@ class Turn:
     follow_ups: tuple[str, ...] = ()
     created_at: str | None = None
 
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Turn:
+        """A jsonb answer arrives as a dict (psycopg, PostgREST) or as text (some drivers)."""
+        import json
+
+        answer = row["answer"]
+        return cls(int(row["turn"]), row["question"], json.loads(answer) if isinstance(answer, str) else dict(answer),
+                   tuple(row.get("follow_ups") or ()), _iso(row.get("created_at")))
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:

@@ -226,7 +226,7 @@ def apply(meta, doc, first_pages: list[str]) -> None:
     elif kind in ("sustainability report", "annual report"):
         meta.title = report_title(first_pages) or meta.title
     elif kind in FORMS:
-        meta.title = report_title(first_pages) if kind == "10-K" and report_title(first_pages) else FORMS[kind]
+        meta.title = (report_title(first_pages) if kind == "10-K" else None) or FORMS[kind]
     elif kind == "earnings release":
         meta.title = headline(page) or meta.title
     else:

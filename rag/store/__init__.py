@@ -214,8 +214,7 @@ class Store:
         rows = self.rpc("get_conversation", {"p_conversation_id": int(conversation_id)})
         if not rows:
             return None
-        turns = [Turn(int(r["turn"]), r["question"], _json(r["answer"]), tuple(r.get("follow_ups") or ()),
-                      _iso_text(r.get("created_at"))) for r in rows if r.get("turn") is not None]
+        turns = [Turn.from_row(r) for r in rows if r.get("turn") is not None]
         return rows[0]["title"], turns
 
     def delete_conversation(self, conversation_id: int) -> bool:
@@ -327,13 +326,3 @@ def _track(store: Store) -> Store:
     _open.append(store)
     return store
 
-
-def _json(v: Any) -> dict:
-    """A jsonb value: a dict from psycopg and PostgREST, text from some drivers."""
-    import json
-
-    return json.loads(v) if isinstance(v, str) else dict(v or {})
-
-
-def _iso_text(v: Any) -> str | None:
-    return v.isoformat() if hasattr(v, "isoformat") else (str(v) if v is not None else None)
