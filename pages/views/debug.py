@@ -10,7 +10,9 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import documents, get_store, sidebar
+from pages import documents, get_store, settings, sidebar
+from rag.answer import explain
+from rag.answer.labels import document_label, source_label
 from rag.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _corpus(docs: list[DocumentMeta]) -> None:
     st.subheader("Corpus")
-    rows = [{"document": d.file_name, "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
-             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages} for d in docs]
+    rows = [{"document": document_label(d), "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
+             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "file": d.file_name} for d in docs]
     st.dataframe(rows, hide_index=True, use_container_width=True)
     long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows for k in ("chunks", "figures",
                                                                                           "OCR pages")]
@@ -29,41 +31,63 @@ def _corpus(docs: list[DocumentMeta]) -> None:
     st.plotly_chart(fig, use_container_width=True, key="corpus_counts")
 
 
-def _question(r) -> None:
+def _question(r, docs: list[DocumentMeta]) -> None:
     st.subheader(f"Last question: {r.question}")
-    i = r.intent
-    c1, c2 = st.columns(2)
+    c1, c2 = st.columns([2, 3])
     with c1:
-        st.markdown("**Detected**")
-        st.json({"companies": i.companies, "years": i.years, "quarters": i.quarters, "dates": i.dates,
-                 "document types": i.doc_types, "latest": i.latest, "compare": i.compare,
-                 "statement": i.statement_words[:1], "filing parts": i.filing_sections,
-                 "target sections": i.target_sections, "related sections": i.related_sections,
-                 "key terms": i.key_terms, "rewritten": i.rewritten}, expanded=False)
+        st.markdown("**Read as**")
+        st.dataframe(explain.intent_rows(r.intent) or [{"detected": "nothing", "value": "plain search"}],
+                     hide_index=True, use_container_width=True)
+        filters = explain.filter_rows(r, docs)
+        if filters:
+            st.markdown("**Filters applied**")
+            st.dataframe(filters, hide_index=True, use_container_width=True)
     with c2:
-        st.markdown("**Pipeline**")
-        st.dataframe([{"stage": s.stage, "in": s.n_in, "out": s.n_out, "ms": s.ms}
-                      for s in r.trace.stages], hide_index=True, use_container_width=True)
+        st.markdown("**Pipeline: chunks, documents and pages at each stage**")
+        st.dataframe(explain.stage_rows(r), hide_index=True, use_container_width=True)
+    _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
     chosen = {c.chunk_id for c in r.chunks}
-    top = [{"used": "✓" if c.chunk_id in chosen else "", "document": c.file_name, "page": c.page_start,
-            "section": c.section_type, "cosine": round(c.cosine_similarity, 3),
-            "text rank": round(c.text_rank, 3), "fused": round(c.fused, 5),
+    top = [{"used": "✓" if c.chunk_id in chosen else "", "source": source_label(c), "section": c.section_type,
+            "cosine": round(c.cosine_similarity, 3), "text rank": round(c.text_rank, 3), "fused": round(c.fused, 5),
             **{k: round(v, 3) for k, v in c.factors.items() if k != "fused_norm"},
             "final": round(c.final, 3),
-            "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm")}
+            "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm"),
+            "file": c.file_name}
            for c in r.candidates[:10]]
     st.dataframe(top, hide_index=True, use_container_width=True)
-    st.caption(f"Distinct documents in the answer: {len({c.document_id for c in r.chunks})} · distinct pages: "
-               f"{len({(c.document_id, c.page_start) for c in r.chunks})} · chunks: {len(r.chunks)}"
-               + (f" · refused: {r.message}" if r.refused else ""))
+    if r.refused:
+        st.warning(f"Refused: {r.message}")
 
 
-def _bias_and_feedback(store) -> None:
+def _diversity(r) -> None:
+    d = explain.diversity_summary(r)
+    if not d:
+        return
+    st.markdown("**Diversity: plain top-k by relevance (before) against the chunks chosen (after)**")
+    before, after = d["before"], d["after"]
+    c = st.columns(5)
+    for col, key, label in zip(c, ("documents", "pages", "chunks"), ("Distinct documents", "Distinct pages",
+                                                                    "Chunks"), strict=False):
+        col.metric(label, after.get(key, 0), delta=after.get(key, 0) - before.get(key, 0),
+                   help=f"before: {before.get(key, 0)}")
+    out = d["ruled_out"]
+    c[3].metric("Near-duplicates set aside", out.get("near-duplicate", 0))
+    c[4].metric("Capped / location merged", f"{out.get('per-document cap', 0)} / {out.get('same location group', 0)}",
+                help="candidates set aside by the per-document cap / because a chunk of the same place was taken")
+    rows = explain.diversity_rows(r)
+    if rows:
+        st.dataframe(rows, hide_index=True, use_container_width=True)
+    else:
+        st.caption("MMR kept the plain top-k: nothing brought in or left out.")
+
+
+def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     st.subheader("Where answers come from (recent questions)")
     share = [x for x in store.result_share(100) if x["results"] or x["corpus_share"] > 0]
     if share and any(x["results"] for x in share):
-        names = [x["file_name"] for x in share]
+        label = {d.document_id: document_label(d) for d in docs}
+        names = [label.get(x["document_id"], x["file_name"]) for x in share]
         fig = go.Figure([go.Bar(name="share of results", x=names, y=[x["result_share"] for x in share]),
                          go.Bar(name="share of corpus (chunks)", x=names, y=[x["corpus_share"] for x in share])])
         fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_tickangle=-35,
@@ -75,7 +99,10 @@ def _bias_and_feedback(store) -> None:
     c1, c2 = st.columns(2)
     with c1:
         if sims:
+            thr = settings().retrieval.threshold
             fig = px.histogram(x=sims, nbins=20, height=280, title="Cosine similarity of the chunks used")
+            fig.add_vline(x=thr, line_dash="dash", line_color="red",
+                          annotation_text=f"relevance threshold {thr:.2f}", annotation_position="top right")
             fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title="cosine", yaxis_title="chunks")
             st.plotly_chart(fig, use_container_width=True, key="sims")
     with c2:
@@ -86,20 +113,24 @@ def _bias_and_feedback(store) -> None:
 
 def _eval_report() -> None:
     st.subheader("Last evaluation against its baseline")
-    reports = sorted((ROOT / "bench" / "results").glob("eval_*.json"), key=lambda p: p.stat().st_mtime)
+    reports = sorted([*(ROOT / "bench" / "results").glob("eval_*.json"),
+                      *(ROOT / "bench" / "results").glob("answers_*.json")], key=lambda p: -p.stat().st_mtime)
     if not reports:
         st.caption("Run `python -m rag eval QUESTIONS.jsonl --baseline --json bench/results/eval_NAME.json`.")
         return
-    pick = st.selectbox("Report", [p.name for p in reports][::-1], key="eval_pick")
+    pick = st.selectbox("Report", [p.name for p in reports], key="eval_pick")
     rep = json.loads((ROOT / "bench" / "results" / pick).read_text())
-    plot = rep.get("plot") or {}
-    metrics = [m for m, v in zip(plot.get("metrics", []), plot.get("system", [])) if v is not None]
-    sys_v = [v for v in plot.get("system", []) if v is not None]
-    base_v = [b for v, b in zip(plot.get("system", []), plot.get("baseline", [])) if v is not None]
-    fig = go.Figure([go.Bar(name="system", x=metrics, y=sys_v),
-                     go.Bar(name="plain cosine baseline", x=metrics, y=[b or 0 for b in base_v])])
-    fig.update_layout(barmode="group", height=320, yaxis_range=[0, 1], margin=dict(l=10, r=10, t=30, b=10),
-                      title=Path(rep.get("questions_file", pick)).name)
+    metrics, sys_v, base_v = explain.eval_series(rep)
+    bars = [go.Bar(name="system", x=metrics, y=sys_v, text=sys_v, textposition="outside")]
+    if any(b is not None for b in base_v):
+        name = "baseline: plain cosine top-k" if "mode" not in rep else "baseline: plain cosine top 5, quoted"
+        bars.append(go.Bar(name=name, x=metrics, y=base_v, text=base_v, textposition="outside"))
+    else:
+        st.caption("This report was run without a baseline: add `--baseline` to draw it.")
+    fig = go.Figure(bars)
+    fig.update_layout(barmode="group", height=360, yaxis_range=[0, 1.15], margin=dict(l=10, r=10, t=30, b=10),
+                      title=f"{Path(rep.get('questions_file', pick)).name} · {rep.get('system', {}).get('questions')} "
+                            "questions", showlegend=True)
     st.plotly_chart(fig, use_container_width=True, key="eval")
 
 
@@ -114,10 +145,10 @@ def page() -> None:
     _corpus(docs)
     r = st.session_state.get("last_retrieval")
     if r is not None:
-        _question(r)
+        _question(r, docs)
     else:
         st.caption("Ask a question on the Ask page to see why its chunks were chosen.")
-    _bias_and_feedback(store)
+    _bias_and_feedback(store, docs)
     _eval_report()
 
 

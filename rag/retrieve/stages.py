@@ -16,8 +16,8 @@ import numpy as np
 
 from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
-from rag.issuers import Issuers, issuers_of
 from rag.ingest.figkind import NEVER_SHOWN
+from rag.issuers import Issuers, issuers_of
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
@@ -221,7 +221,8 @@ class Candidates:
                                                 rrf_k=cfg.rrf_k, **p)
         s.candidates = pool_of(hits, title_hits, entity_hits, s.docs)
         s.entry.n_out = len(s.candidates)
-        s.entry.notes = {"pool": pool, "sub_searches": len(ents)}
+        s.entry.notes = {"pool": pool, "sub_searches": len(ents), "after": spread(s.candidates),
+                         "duplicates_merged": len(hits) + len(title_hits) + len(entity_hits) - len(s.candidates)}
         return s
 
 
@@ -257,7 +258,8 @@ class Rerank:
         rerank.score(cands, ctx)
         cands.sort(key=lambda c: -c.final)
         s.entry.n_out = len(cands)
-        s.entry.notes = {"statement": it.statement_words[:1], "cross_encoder": s.cfg.cross_encoder or "none (heuristics)"}
+        s.entry.notes = {"statement": it.statement_words[:1],
+                         "cross_encoder": s.cfg.cross_encoder or "none (heuristics)"}
         return s
 
 
@@ -296,7 +298,8 @@ class Threshold:
         thr = s.threshold = s.cfg.threshold
         s.entry.n_in = len(s.candidates)
         s.passed = [c for c in s.candidates if c.relevance >= thr]
-        s.entry.n_out, s.entry.notes = len(s.passed), {"threshold": thr}
+        s.entry.n_out, s.entry.notes = len(s.passed), {"threshold": thr, "before": spread(s.candidates),
+                                                       "after": spread(s.passed)}
         if not s.passed:
             nearest = sorted(s.candidates, key=lambda c: -c.relevance)[: s.cfg.selection.nearest]
             return Refusal(f"no relevant passages above threshold {thr:.2f}", tuple(nearest))
@@ -335,24 +338,51 @@ class Diversify:
             extra = [c for c in passed[cfg.rerank_size:]
                      if c.company_key in it.companies or c.years & set(it.years)]
             pool += extra[: cfg.rerank_size]
-        s.chosen = self.mmr(s, pool, k, single_doc) if cfg.diversity else pool[:k]
+        picker = _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
+                         cfg.selection.near_duplicate_jaccard)
+        s.chosen = self.mmr(s, pool, k, single_doc, picker) if cfg.diversity else pool[:k]
         s.entry.n_out = len(s.chosen)
         s.entry.notes = {"k": k, "mmr_lambda": cfg.mmr_lambda if cfg.diversity else None,
                          "distinct_documents": len({c.document_id for c in s.chosen}),
-                         "distinct_pages": len({(c.document_id, c.page_start) for c in s.chosen})}
+                         "distinct_pages": len({(c.document_id, c.page_start) for c in s.chosen}),
+                         **diversity_notes(pool, pool[:k], s.chosen, picker.ruled_out)}
         return s
 
     @staticmethod
-    def mmr(s: State, cands: list[Candidate], k: int, single_doc: bool) -> list[Candidate]:
+    def mmr(s: State, cands: list[Candidate], k: int, single_doc: bool, picker: _Picker) -> list[Candidate]:
         embs = s.store.chunk_embeddings([c.chunk_id for c in cands])
-        return select(cands, k, single_doc, embs, s.it.entities, s.cfg)
+        return select(cands, k, single_doc, embs, s.it.entities, s.cfg, picker)
+
+
+def spread(chunks: list[Candidate]) -> dict[str, int]:
+    """How many chunks, distinct documents and distinct pages a list holds."""
+    return {"chunks": len(chunks), "documents": len({c.document_id for c in chunks}),
+            "pages": len({(c.document_id, c.page_start) for c in chunks})}
+
+
+def diversity_notes(pool: list[Candidate], plain: list[Candidate], chosen: list[Candidate],
+                    ruled_out: dict[int, str]) -> dict:
+    """What diversity did: the pool it chose from, the plain top-k by relevance ("before") against what it chose
+    ("after"), the candidates each rule set aside, and which chunks MMR brought in or left out (chunk ids, in
+    relevance order; rank is the 1-based place in the pool)."""
+    rank = {c.chunk_id: i + 1 for i, c in enumerate(pool)}
+    plain_ids, chosen_ids = {c.chunk_id for c in plain}, {c.chunk_id for c in chosen}
+    reasons = list(ruled_out.values())
+    return {"pool": spread(pool), "before": spread(plain), "after": spread(chosen),
+            "ruled_out": {r: reasons.count(r) for r in _Picker.REASONS},
+            "brought_in": [{"chunk_id": c.chunk_id, "rank": rank[c.chunk_id]} for c in chosen
+                           if c.chunk_id not in plain_ids],
+            "left_out": [{"chunk_id": c.chunk_id, "rank": rank[c.chunk_id],
+                          "why": ruled_out.get(c.chunk_id, "lower MMR score")} for c in plain
+                         if c.chunk_id not in chosen_ids]}
 
 
 def select(cands: list[Candidate], k: int, single_doc: bool, embs: dict[int, np.ndarray], entities: list[Entity],
-           cfg: RetrievalSettings) -> list[Candidate]:
-    """MMR with the caps: each entity's best chunk first, then relevance against similarity to those chosen."""
-    picker = _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
-                     cfg.selection.near_duplicate_jaccard)
+           cfg: RetrievalSettings, picker: _Picker | None = None) -> list[Candidate]:
+    """MMR with the caps: each entity's best chunk first, then relevance against similarity to those chosen.
+    `picker` (optional) keeps the record of what each rule set aside."""
+    picker = picker or _Picker(k if single_doc else cfg.max_per_document, cfg.selection.location_group_chunks,
+                               cfg.selection.near_duplicate_jaccard)
     for e in entities:  # entity coverage first: the best chunk of each named company (or year)
         best = next((c for c in cands if e.covers(c) and picker.allowed(c)), None)
         if best:
@@ -377,10 +407,13 @@ def select(cands: list[Candidate], k: int, single_doc: bool, embs: dict[int, np.
 
 
 class _Picker:
-    """The chunks chosen so far and what they rule out: a document's cap, a location taken, a near-duplicate."""
+    """The chunks chosen so far and what they rule out: a document's cap, a location taken, a near-duplicate.
+    `ruled_out` keeps, per chunk id, the first rule that set it aside."""
+    REASONS = ("near-duplicate", "per-document cap", "same location group")
 
     def __init__(self, cap: int, group: int, jaccard: float):
         self.cap, self.group, self.jaccard = cap, group, jaccard
+        self.ruled_out: dict[int, str] = {}
         self.chosen: list[Candidate] = []
         self.ids: set[int] = set()
         self.groups: set[tuple[int, int, int]] = set()
@@ -396,14 +429,22 @@ class _Picker:
         return (c.document_id, c.page_start, c.chunk_index // self.group)
 
     def allowed(self, c: Candidate) -> bool:
-        if self._group(c) in self.groups or self.per_doc.get(c.document_id, 0) >= self.cap:
-            return False
+        why = self._rule(c)
+        if why:
+            self.ruled_out.setdefault(c.chunk_id, why)
+        return why is None
+
+    def _rule(self, c: Candidate) -> str | None:
+        if self._group(c) in self.groups:
+            return "same location group"
+        if self.per_doc.get(c.document_id, 0) >= self.cap:
+            return "per-document cap"
         w = self.words(c)
         for o in self.chosen:  # near-duplicate snippets (the same boilerplate in several filings)
             ow = self.words(o)
             if w and ow and len(w & ow) / len(w | ow) > self.jaccard:
-                return False
-        return True
+                return "near-duplicate"
+        return None
 
     def take(self, c: Candidate) -> None:
         self.chosen.append(c)
@@ -418,8 +459,10 @@ class Budget:
 
     def run(self, s: State) -> State | Refusal:
         s.entry.n_in = len(s.chosen)
+        before = spread(s.chosen)
         s.chosen = budget(s.chosen, s.cfg.context_chars)
-        s.entry.n_out, s.entry.notes = len(s.chosen), {"context_chars": s.cfg.context_chars,
+        s.entry.n_out, s.entry.notes = len(s.chosen), {"context_chars": s.cfg.context_chars, "before": before,
+                                                       "after": spread(s.chosen),
                                                        "used": sum(len(c.content) for c in s.chosen)}
         return s
 

@@ -17,8 +17,10 @@ from rag.retrieve.stages import (
     Rerank,
     ScopeAndFilters,
     State,
+    _Picker,
     Threshold,
     Understand,
+    diversity_notes,
     dynamic_k,
     not_mentioned,
     pool_of,
@@ -130,6 +132,18 @@ def test_select_caps_documents_and_skips_near_duplicates_and_taken_locations():
     chosen = select(cs, 5, False, embs, [], cfg)
     assert [c.chunk_id for c in chosen] == [1, 4, 5]  # at most 3 per document
     assert [c.chunk_id for c in select(cs, 5, True, embs, [], cfg)] == [1, 4, 5, 6]  # one document: no cap
+
+    # the record the Debug page shows: what each rule set aside, and what MMR changed against the plain top-k
+    picker = _Picker(cfg.max_per_document, cfg.selection.location_group_chunks, cfg.selection.near_duplicate_jaccard)
+    chosen = select(cs, 5, False, embs, [], cfg, picker)
+    assert picker.ruled_out == {2: "near-duplicate", 3: "same location group", 6: "per-document cap"}
+    notes = diversity_notes(cs, cs[:5], chosen, picker.ruled_out)
+    assert notes["before"] == {"chunks": 5, "documents": 1, "pages": 4}
+    assert notes["after"] == {"chunks": 3, "documents": 1, "pages": 3}
+    assert notes["ruled_out"] == {"near-duplicate": 1, "per-document cap": 1, "same location group": 1}
+    assert notes["brought_in"] == []
+    assert notes["left_out"] == [{"chunk_id": 2, "rank": 2, "why": "near-duplicate"},
+                                 {"chunk_id": 3, "rank": 3, "why": "same location group"}]
 
 
 def test_select_takes_each_entitys_best_chunk_first():
