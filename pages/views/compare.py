@@ -9,7 +9,11 @@ import streamlit as st
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
 from rag.answer import answer
 from rag.answer.export import untrusted
+from rag.answer.labels import duration_label, source_label
 from rag.retrieve.stages import Candidates, Threshold
+
+NO_LLM = ("Needs a language model: without retrieval there is nothing to quote, so only an LLM can answer. "
+          "Set OPENAI_BASE_URL (and OPENAI_API_KEY) to enable it.")
 
 
 def _controls(side: str, llm: bool) -> dict:
@@ -19,7 +23,8 @@ def _controls(side: str, llm: bool) -> dict:
     rr = st.toggle("Rerank", value=side == "A", key=f"{side}_rr")
     rec = st.slider("Recency weight", 0.0, 1.0, 0.15, 0.05, key=f"{side}_rec")
     div = st.toggle("Diversity", value=side == "A", key=f"{side}_div")
-    no_ret = st.toggle("Without retrieval (LLM only)", value=False, key=f"{side}_noret", disabled=not llm)
+    no_ret = st.toggle("Without retrieval (LLM only)", value=False, key=f"{side}_noret", disabled=not llm,
+                       help=None if llm else NO_LLM)
     return {"k": k, "threshold": thr, "rerank": rr, "recency_weight": rec, "diversity": div, "no_retrieval": no_ret}
 
 
@@ -34,7 +39,7 @@ def _run(question: str, knobs: dict) -> dict:
         except LLMError as exc:
             text = f"LLM error: {exc}"
         return {"answer": text, "found": 0, "filtered": 0, "used": 0, "ms": (time.perf_counter() - t0) * 1000,
-                "chunks": [], "confidence": "no evidence"}
+                "chunks": [], "sources": [], "confidence": "no evidence"}
     s.retrieval = s.retrieval.model_copy(update={k: v for k, v in knobs.items() if k != "no_retrieval"})
     a = answer(get_store(), get_embedder(), question, s, use_llm=bool(s.llm.base_url))
     r = a.retrieval
@@ -43,8 +48,30 @@ def _run(question: str, knobs: dict) -> dict:
     return {"answer": a.answer, "confidence": a.confidence,
             "found": (found.n_out if found else 0) or 0, "filtered": (kept.n_out if kept else 0) or 0,
             "used": len(r.chunks) if r is not None else 0, "ms": (time.perf_counter() - t0) * 1000,
-            "chunks": [{"document": c.file_name, "page": c.page_start, "final": round(c.final, 3),
-                        "cosine": round(c.cosine_similarity, 3)} for c in (r.chunks if r is not None else [])]}
+            "sources": [{"marker": e.marker, "source": e.source, "quote": e.quote, "verified": e.verified}
+                        for e in a.evidence],
+            "chunks": [{"source": source_label(c), "final": round(c.final, 3), "cosine": round(c.cosine_similarity, 3),
+                        "file": c.file_name} for c in (r.chunks if r is not None else [])]}
+
+
+def _side(res: dict) -> None:
+    top, bottom = st.columns(2), st.columns(2)
+    top[0].metric("Found", res["found"])
+    top[1].metric("After filtering", res["filtered"])
+    bottom[0].metric("Used", res["used"])
+    bottom[1].metric("Time", duration_label(res["ms"]))
+    st.caption(f"Confidence: {res['confidence'].replace('_', ' ')}")
+    st.markdown(untrusted(res["answer"]))
+    if res["sources"]:
+        st.markdown("**Sources**")
+        for e in res["sources"]:
+            st.markdown(f"**[{e['marker']}]** {untrusted(e['source'])}" + ("" if e["verified"] else " *(quote not "
+                                                                                               "verified)*"))
+            if e["quote"]:
+                st.caption(untrusted(e["quote"][:300]))
+    if res["chunks"]:
+        with st.expander(f"The {len(res['chunks'])} passages used"):
+            st.dataframe(res["chunks"], hide_index=True, use_container_width=True)
 
 
 def page() -> None:
@@ -55,26 +82,20 @@ def page() -> None:
     question = st.text_input("Question", key="cmp_q")
     cols = st.columns(2)
     knobs = {}
-    for side, col in zip("AB", cols):
+    for side, col in zip("AB", cols, strict=True):
         with col:
             knobs[side] = _controls(side, llm)
+    if not llm:
+        st.caption("“Without retrieval” is unavailable. " + NO_LLM)
     if st.button("Compare", type="primary") and question:
         st.session_state["cmp"] = {side: _run(question, knobs[side]) for side in "AB"}
     out = st.session_state.get("cmp")
     if not out:
         return
-    for side, col in zip("AB", st.columns(2)):
-        res = out[side]
+    for side, col in zip("AB", st.columns(2), strict=True):
         with col, st.container(border=True):
-            c = st.columns(4)
-            c[0].metric("Found", res["found"])
-            c[1].metric("After filtering", res["filtered"])
-            c[2].metric("Used", res["used"])
-            c[3].metric("Time", f"{res['ms']:.0f} ms")
-            st.caption(f"Confidence: {res['confidence'].replace('_', ' ')}")
-            st.markdown(untrusted(res["answer"]))
-            if res["chunks"]:
-                st.dataframe(res["chunks"], hide_index=True, use_container_width=True)
+            st.markdown(f"**Setting {side}**")
+            _side(out[side])
 
 
 page()

@@ -68,3 +68,12 @@ def source_label(c: Any) -> str:
     if h:
         bits.append(h)
     return ", ".join(bits)
+
+
+def duration_label(ms: float) -> str:
+    """'840 ms', '1.25 s', '1 min 04 s': the whole value, never cut."""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.2f} s"
+    return f"{int(ms // 60_000)} min {int(ms % 60_000 // 1000):02d} s"
