@@ -6,8 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import get_embedder, get_store, library_or_stop, settings, sidebar
-from rag.answer import answer
+from rag.answer import answer, explain
 from rag.answer.export import untrusted
+from rag.answer.labels import source_label
 from rag.answer.suggest import example_questions
 from rag.retrieve.stages import Candidates, ScopeAndFilters
 from rag.retrieve.trace import StageTrace
@@ -19,60 +20,86 @@ def _stage(r, kind: type) -> StageTrace:
     return r.trace.of(kind) or StageTrace(kind.name, kind)
 
 
-def _show(step: int, a, r) -> None:
+def _understanding(a, r, docs) -> None:
     i = r.intent
-    if step == 0:
-        st.markdown("The question is read for **who, when, what kind of document and what part of it**.")
-        c = st.columns(4)
-        c[0].metric("Companies", ", ".join(i.companies) or "—")
-        c[1].metric("Years", ", ".join(map(str, i.years)) or "—")
-        c[2].metric("Document types", ", ".join(i.doc_types) or "—")
-        c[3].metric("Statement / section", (i.statement_words[:1] or i.target_sections[:1] or ["—"])[0])
-    elif step == 1:
-        st.markdown("Meaning (vector) and words (full text) each propose passages; the two lists are fused.")
-        s = _stage(r, Candidates)
-        st.metric("Candidate passages", s.n_out, help=f"{s.ms:.0f} ms")
-        st.dataframe([{"document": c.file_name, "page": c.page_start, "meaning": round(c.cosine_similarity, 2),
-                       "words": round(c.text_rank, 2)} for c in sorted(r.candidates, key=lambda c: -c.fused)[:5]],
-                     hide_index=True)
-    elif step == 2:
-        s = _stage(r, ScopeAndFilters)
-        det = s.notes.get("detected") or {}
-        st.markdown("Detected entities become **filters** when the library has matching documents, else boosts.")
-        st.metric("Documents searched", s.n_out)
-        st.json(det or {"filters": "none"})
-    elif step == 3:
-        st.markdown("Passages are re-scored: year and company match, recency, the section or statement asked for, "
-                    "tables for numbers.")
-        st.dataframe([{"document": c.file_name, "page": c.page_start, "final": round(c.final, 3),
-                       **{k: round(v, 2) for k, v in c.factors.items() if k in ("metadata", "recency", "section")}}
-                      for c in r.candidates[:5]], hide_index=True)
-    elif step == 4:
-        st.markdown("Diversity keeps several places, never five chunks of one paragraph.")
-        c = st.columns(3)
-        c[0].metric("Passages used", len(r.chunks))
-        c[1].metric("Documents", len({x.document_id for x in r.chunks}))
-        c[2].metric("Pages", len({(x.document_id, x.page_start) for x in r.chunks}))
-    elif step == 5:
-        st.markdown("The sentences and table rows that answer the question are picked from those passages.")
-        for e in a.evidence:
-            st.markdown(f"**[{e.marker}]** " + untrusted(e.quote))
-        if not a.evidence:
-            st.info("Nothing in the passages answers it: the answer will say so.")
-    elif step == 6:
-        (st.warning if a.insufficient else st.markdown)(untrusted(a.answer))
-        for f in a.figures[:1]:
-            png = get_store().figure_image(f.figure_id)
-            if png:
-                st.image(png, caption=f.caption or "Figure", width=480)
-    elif step == 7:
-        st.markdown("Every quote is checked against its passage and every number against the evidence it cites.")
-        c = st.columns(3)
-        c[0].metric("Quotes verified", f"{sum(e.verified for e in a.evidence)} / {len(a.evidence)}")
-        c[1].metric("Numbers verified", f"{a.numbers_verified} / {a.numbers_total}")
-        c[2].metric("Confidence", a.confidence.replace("_", " "))
-        for e in a.evidence:
-            st.caption(f"[{e.marker}] {e.source}")
+    st.markdown("The question is read for **who, when, what kind of document and what part of it**.")
+    c = st.columns(4)
+    c[0].metric("Companies", ", ".join(i.company_names or i.companies) or "—")
+    c[1].metric("Years", ", ".join(map(str, i.years)) or "—")
+    c[2].metric("Document types", ", ".join(i.doc_types) or "—")
+    c[3].metric("Statement / section", (i.statement_words[:1] or i.target_sections[:1] or ["—"])[0])
+
+
+def _candidates(a, r, docs) -> None:
+    st.markdown("Meaning (vector) and words (full text) each propose passages; the two lists are fused.")
+    s = _stage(r, Candidates)
+    st.metric("Candidate passages", s.n_out, help=f"{s.ms:.0f} ms")
+    st.dataframe([{"passage": source_label(c), "meaning": round(c.cosine_similarity, 2),
+                   "words": round(c.text_rank, 2)} for c in sorted(r.candidates, key=lambda c: -c.fused)[:5]],
+                 hide_index=True)
+
+
+def _filters(a, r, docs) -> None:
+    s = _stage(r, ScopeAndFilters)
+    st.markdown("Detected entities become **filters** when the library has matching documents, else boosts.")
+    st.metric("Documents searched", f"{s.n_out} of {len(docs)}")
+    rows = explain.filter_rows(r, docs)
+    if rows:
+        st.dataframe(rows, hide_index=True)
+    else:
+        st.caption("No filter: every document is searched.")
+
+
+def _rerank(a, r, docs) -> None:
+    st.markdown("Passages are re-scored: year and company match, recency, the section or statement asked for, "
+                "tables for numbers.")
+    st.dataframe([{"passage": source_label(c), "final": round(c.final, 3),
+                   **{k: round(v, 2) for k, v in c.factors.items() if k in ("metadata", "recency", "section")}}
+                  for c in r.candidates[:5]], hide_index=True)
+
+
+def _diversity(a, r, docs) -> None:
+    st.markdown("Diversity keeps several places, never five chunks of one paragraph.")
+    d = explain.diversity_summary(r)
+    before, after = d.get("before") or {}, d.get("after") or {}
+    c = st.columns(3)
+    c[0].metric("Passages used", len(r.chunks))
+    c[1].metric("Documents", len({x.document_id for x in r.chunks}),
+                delta=after.get("documents", 0) - before.get("documents", 0) if before else None)
+    c[2].metric("Pages", len({(x.document_id, x.page_start) for x in r.chunks}),
+                delta=after.get("pages", 0) - before.get("pages", 0) if before else None)
+    if before:
+        st.caption(f"Without diversity the top {before['chunks']} would cover {before['documents']} document(s) "
+                   f"and {before['pages']} page(s).")
+
+
+def _evidence(a, r, docs) -> None:
+    st.markdown("The sentences and table rows that answer the question are picked from those passages.")
+    for e in a.evidence:
+        st.markdown(f"**[{e.marker}]** " + untrusted(e.quote))
+    if not a.evidence:
+        st.info("Nothing in the passages answers it: the answer will say so.")
+
+
+def _answer(a, r, docs) -> None:
+    (st.warning if a.insufficient else st.markdown)(untrusted(a.answer))
+    for f in a.figures[:1]:
+        png = get_store().figure_image(f.figure_id)
+        if png:
+            st.image(png, caption=f.caption or "Figure", width=480)
+
+
+def _citations(a, r, docs) -> None:
+    st.markdown("Every quote is checked against its passage and every number against the evidence it cites.")
+    c = st.columns(3)
+    c[0].metric("Quotes verified", f"{sum(e.verified for e in a.evidence)} / {len(a.evidence)}")
+    c[1].metric("Numbers verified", f"{a.numbers_verified} / {a.numbers_total}")
+    c[2].metric("Confidence", a.confidence.replace("_", " "))
+    for e in a.evidence:
+        st.caption(f"[{e.marker}] {e.source}")
+
+
+STEP_VIEWS = [_understanding, _candidates, _filters, _rerank, _diversity, _evidence, _answer, _citations]
 
 
 def page() -> None:
@@ -98,7 +125,7 @@ def page() -> None:
     for k in range(step + 1):
         with st.container(border=True):
             st.markdown(f"**{k + 1}. {STEPS[k]}**")
-            _show(k, a, r)
+            STEP_VIEWS[k](a, r, docs)
     c1, c2 = st.columns(2)
     if step + 1 < len(STEPS) and c1.button("Next step →", key="demo_next"):
         st.session_state["demo_step"] = step + 1
