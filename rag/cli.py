@@ -1,4 +1,4 @@
-"""python -m rag: migrate, ingest, search, ask, eval, docs, delete, doctor, reindex."""
+"""python -m rag: migrate, ingest, search, ask, eval, docs, delete, doctor, reindex, serve."""
 
 from __future__ import annotations
 
@@ -140,7 +140,8 @@ def cmd_search(args) -> int:
             out = hybrid_search(store, embedder, q, k=args.k or 5, filters=_filters(args),
                                 cfg=settings.retrieval.raw).to_json()
         else:
-            out = retrieve(store, embedder, q, cfg, filters=_filters(args), documents=docs).to_json(with_trace=args.trace)
+            out = retrieve(store, embedder, q, cfg, filters=_filters(args),
+                           documents=docs).to_json(with_trace=args.trace)
         if args.json or args.questions_file or args.trace:
             print(json.dumps(out, ensure_ascii=False), flush=True)
             continue
@@ -236,6 +237,16 @@ def cmd_ask(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from rag.api import serve
+
+    settings = _settings(args)
+    print(f"serving on http://{args.host}:{args.port} (POST /api/answer, POST /api/search; docs at /docs)",
+          file=sys.stderr, flush=True)
+    serve(settings, host=args.host, port=args.port)
+    return 0
+
+
 def cmd_docs(args) -> int:
     settings = _settings(args)
     store = _store(args, settings)
@@ -246,7 +257,8 @@ def cmd_docs(args) -> int:
     if not docs:
         print("no documents")
         return 0
-    print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} {'ocr':>4}")
+    print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} "
+          f"{'ocr':>4}")
     for d in docs:
         period = f"{d.fiscal_period or ''}{d.fiscal_year or ''}"
         print(f"{d.document_id:>4}  {d.file_name[:40]:40} {(d.company or '')[:22]:22} {d.doc_type[:22]:22} "
@@ -363,6 +375,27 @@ def _add_facts_parser(sub) -> None:
     s.set_defaults(fn=cmd_facts)
 
 
+def _add_ask_parser(sub) -> None:
+    s = sub.add_parser("ask", help="answer with verified citations (extractive offline, or the configured LLM)")
+    s.add_argument("question", nargs="?")
+    s.add_argument("--json", action="store_true", help="print the answer object")
+    s.add_argument("--questions-file", help="one question (or JSON object with 'question') per line; JSON lines out")
+    s.add_argument("--markdown", help="also write the answer(s) as Markdown with figure images to this file")
+    s.add_argument("--sql", help="a read-only SELECT over v_documents / v_chunks / v_figures")
+    s.add_argument("--offline", action="store_true", help="extractive answer even when an LLM is configured")
+    s.add_argument("--stream", action="store_true", help="stream the LLM's text to stderr")
+    s.add_argument("--trace", action="store_true", help="include the retrieval trace in the JSON")
+    _add_filter_args(s)
+    s.set_defaults(fn=cmd_ask)
+
+
+def _add_serve_parser(sub) -> None:
+    s = sub.add_parser("serve", help="HTTP API for answers and search (needs RAG_API_KEY)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000)
+    s.set_defaults(fn=cmd_serve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rag", description="Ingest PDFs and search them (Postgres + pgvector).")
     p.add_argument("--data-dir", help="embedded database folder (default .rag-data, or RAG_DATA_DIR)")
@@ -397,17 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "answer contained, page cited) instead of retrieval")
     s.set_defaults(fn=cmd_eval)
 
-    s = sub.add_parser("ask", help="answer with verified citations (extractive offline, or the configured LLM)")
-    s.add_argument("question", nargs="?")
-    s.add_argument("--json", action="store_true", help="print the answer object")
-    s.add_argument("--questions-file", help="one question (or JSON object with 'question') per line; JSON lines out")
-    s.add_argument("--markdown", help="also write the answer(s) as Markdown with figure images to this file")
-    s.add_argument("--sql", help="a read-only SELECT over v_documents / v_chunks / v_figures")
-    s.add_argument("--offline", action="store_true", help="extractive answer even when an LLM is configured")
-    s.add_argument("--stream", action="store_true", help="stream the LLM's text to stderr")
-    s.add_argument("--trace", action="store_true", help="include the retrieval trace in the JSON")
-    _add_filter_args(s)
-    s.set_defaults(fn=cmd_ask)
+    _add_ask_parser(sub)
 
     s = sub.add_parser("docs", help="list documents with chunk, figure and OCR-page counts")
     s.add_argument("--json", action="store_true")
@@ -420,8 +443,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_facts_parser(sub)
     _add_figures_parser(sub)
 
-    sub.add_parser("doctor", help="consistency checks; non-zero exit when one fails").set_defaults(fn=cmd_doctor)
-    sub.add_parser("reindex", help="re-embed the store with the configured model").set_defaults(fn=cmd_reindex)
+    _add_serve_parser(sub)
+    for name, fn, text in (("doctor", cmd_doctor, "consistency checks; non-zero exit when one fails"),
+                           ("reindex", cmd_reindex, "re-embed the store with the configured model")):
+        sub.add_parser(name, help=text).set_defaults(fn=fn)
     return p
 
 

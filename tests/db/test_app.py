@@ -60,6 +60,19 @@ def test_debug_page_appears_in_developer_mode(app):
     heads = [h.value for h in app.subheader]
     assert "Corpus" in heads and any(h.startswith("Last question:") for h in heads)
     assert len(app.get("plotly_chart")) >= 2
+    # readable: what the question was read as is a table of rows, never a collapsed {...}
+    assert not app.get("json")
+    frames = [f.value for f in app.dataframe]
+    read_as = next(f for f in frames if "detected" in f.columns)
+    assert {"Companies", "Years"} <= set(read_as["detected"]) and "2022" in set(read_as["value"])
+    # per stage: chunks, documents and pages before and after, and what each stage did
+    stages = next(f for f in frames if "what it did" in f.columns)
+    div = stages[stages["stage"] == "diversity"].iloc[0]
+    assert "document" in div["before"] and "page" in div["after"] and "set aside" in div["what it did"]
+    assert {"Distinct documents", "Distinct pages", "Near-duplicates set aside"} <= {m.label for m in app.metric}
+    # documents by their readable names, the file only as a detail
+    corpus = next(f for f in frames if "OCR pages" in f.columns)
+    assert "Acme Widgets 10-K FY2022" in set(corpus["document"]) and "file" in corpus.columns
 
 
 def test_demo_walks_through_the_pipeline(app):
@@ -73,6 +86,9 @@ def test_demo_walks_through_the_pipeline(app):
     assert not app.exception
     assert app.session_state["demo_step"] == 7
     assert any("Numbers verified" == m.label for m in app.metric)
+    assert not app.get("json")  # every step readable without JSON
+    shown = " ".join(str(v) for f in app.dataframe for v in f.value.to_numpy().ravel())
+    assert "Acme Widgets 10-K FY2022" in shown and ".pdf" not in shown  # passages by name, not by file
 
 
 def test_compare_runs_two_settings_side_by_side(app):
@@ -84,6 +100,13 @@ def test_compare_runs_two_settings_side_by_side(app):
     assert out["A"]["found"] >= out["A"]["used"] > 0
     assert out["B"]["used"] <= 3  # B: top-3, higher threshold, no rerank, no diversity
     assert {m.label for m in app.metric} >= {"Found", "After filtering", "Used", "Time"}
+    # each side: its answer with its sources by title; the time in full; the disabled option says why
+    assert out["A"]["sources"] and out["A"]["sources"][0]["source"].startswith("Acme Widgets 10-K")
+    assert any(m.value.startswith("**[1]** Acme Widgets 10-K") for m in app.markdown)
+    assert all(m.value.endswith((" ms", " s")) for m in app.metric if m.label == "Time")
+    off = [t for t in app.toggle if t.label.startswith("Without retrieval")]
+    assert off and all(t.disabled for t in off) and "Needs a language model" in (off[0].help or "")
+    assert any("unavailable" in c.value and "OPENAI_BASE_URL" in c.value for c in app.caption)
 
 
 def test_two_or_three_follow_ups_are_offered(app):
