@@ -179,3 +179,18 @@ def test_a_document_named_by_its_date_or_by_another_years_label(clean_store, ing
     r = retrieve(clean_store, embedder, "What did Acme Widgets announce on March 9, 2023?")
     assert {c.file_name for c in r.chunks} == {"acme_q4.pdf"}
     assert r.trace.of(ScopeAndFilters).notes["detected"]["dates"]
+
+
+def test_a_small_library_gets_the_exact_nearest_chunks(filings, embedder):
+    """Up to 30,000 chunks the semantic candidates are the exact cosine top-k (056), never an approximate index's."""
+    import numpy as np
+
+    with filings.transport.connection() as c:
+        ids = [r[0] for r in c.execute("select id from chunks").fetchall()]
+    embs = filings.chunk_embeddings(ids)
+    for q in ("purchases of property, plant and equipment", "risk factors about suppliers", "Globex revenue"):
+        v = embedder.encode_query(q)
+        exact = sorted(embs, key=lambda i: -float(np.dot(embs[i], v)))[:20]
+        hits = filings.match_chunks(v, "", match_count=20, candidate_count=20)
+        by_rank = [h.chunk_id for h in sorted(hits, key=lambda h: h.semantic_rank or 10**6)]
+        assert by_rank == exact
