@@ -40,7 +40,9 @@ def filter_rows(r: Retrieval, docs: list[Any]) -> list[dict[str, str]]:
     if s.notes.get("user") and s.notes["user"] != "(none)":
         rows.append({"filter": "set by you", "value": str(s.notes["user"])})
     if det.get("companies"):
-        rows.append({"filter": "company (from the question)", "value": _join(det["companies"])})
+        names = {d.company_key: d.company for d in docs if d.company_key and d.company}
+        rows.append({"filter": "company (from the question)",
+                     "value": _join(names.get(k, k) for k in det["companies"])})
     if det.get("year"):
         rows.append({"filter": "fiscal year (from the question)", "value": str(det["year"])})
     if det.get("dates"):
