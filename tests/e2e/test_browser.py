@@ -35,8 +35,7 @@ def _require_browser():
         pytest.skip(msg)
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def _serve(tmp_path_factory):
     _require_browser()
     data = tmp_path_factory.mktemp("e2e-store")
     port = free_port()
@@ -56,6 +55,20 @@ def app(tmp_path_factory):
                 break
         except OSError:
             time.sleep(0.5)
+    return url, proc
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    url, proc = _serve(tmp_path_factory)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture
+def empty_app(tmp_path_factory):
+    url, proc = _serve(tmp_path_factory)
     yield url
     proc.terminate()
     proc.wait(timeout=30)
@@ -152,15 +165,17 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     _wait_idle(page)
     page.wait_for_timeout(1500)  # plotly draws after the run
     assert page.locator(".js-plotly-plot").count() >= 1  # per-document chunk, figure and OCR-page counts
-    assert page.get_by_text("acme_10k_2022.pdf").count() >= 1
+    assert page.get_by_text("Acme Widgets 10-K FY2022").count() >= 1  # documents by name (the chart's axis)
     assert page.get_by_text("Top 10 candidates, every score").count() == 1
+    _debug_is_readable(page)
     _shot(page, "4_debug")
 
-    for name, marker in (("Compare", "Compare settings"), ("RAG demo", "RAG demo"), ("Library", "Upload PDFs")):
-        page.get_by_role("link", name=name).click()
-        page.get_by_text(marker).first.wait_for()
-        _wait_idle(page)
-        _shot(page, f"5_{name.lower().replace(' ', '_')}")
+    _compare(page)
+    _demo(page)
+    page.get_by_role("link", name="Library").click()
+    page.get_by_text("Upload PDFs").first.wait_for()
+    _wait_idle(page)
+    _shot(page, "5_library")
 
     # the conversation is in the database: a reload keeps it, and it is listed
     assert "?c=" in ask_url
@@ -169,3 +184,73 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     _wait_idle(page)
     assert page.get_by_text("Past conversations").count() == 1
     _shot(page, "3c_after_reload")
+
+
+def _debug_is_readable(page) -> None:
+    """Point 8: per-stage diversity figures, the threshold on the histogram, baseline bars, no collapsed {...}."""
+    page.get_by_text("Pipeline: chunks, documents and pages at each stage").wait_for()
+    page.get_by_text("Pipeline: chunks, documents and pages at each stage").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    _shot(page, "4b_debug_pipeline")
+    assert page.get_by_text("Diversity: plain top-k by relevance (before)").count() == 1
+    for label in ("Distinct documents", "Distinct pages", "Near-duplicates set aside", "Capped / location merged"):
+        assert page.get_by_text(label, exact=True).count() == 1, label
+    assert page.locator('[data-testid="stJson"]').count() == 0
+    assert page.get_by_text("relevance threshold 0.").count() == 1  # the line on the similarity histogram
+    page.get_by_text("baseline: plain cosine top-k").first.wait_for()  # the eval chart's baseline bars
+    bars = page.locator(".js-plotly-plot").last.locator("g.trace.bars")
+    assert bars.count() == 2  # system and baseline, each a full set of bars
+    page.locator(".js-plotly-plot").last.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    _shot(page, "4c_debug_eval")
+
+
+def _compare(page) -> None:
+    """Point 7: sources by title on each side, the whole time, and why 'Without retrieval' is off."""
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_text("Compare settings").first.wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("“Without retrieval” is unavailable").count() == 1
+    page.get_by_label("Question").fill("What were Acme Widgets' net sales in 2022?")
+    page.get_by_role("button", name="Compare", exact=True).click()
+    page.get_by_text("Sources").first.wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("[1] Acme Widgets 10-K FY2022").count() >= 2  # both sides cite by name
+    times = page.locator('[data-testid="stMetric"]').filter(has_text="Time").locator('[data-testid="stMetricValue"]')
+    assert times.count() == 2
+    for i in range(2):
+        value = times.nth(i)
+        assert value.inner_text().strip().endswith(("ms", " s"))
+        assert value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")  # shown whole, never cut to "84 …"
+    page.get_by_text("Sources").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    _shot(page, "5_compare")
+
+
+def _demo(page) -> None:
+    """Point 9: an example question from the library, every step readable without JSON."""
+    page.get_by_role("link", name="RAG demo").click()
+    page.get_by_text("Example question (built from the library)").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Run").click()
+    page.get_by_text("Step 1 of 8").wait_for()
+    for k in range(2, 9):
+        page.get_by_role("button", name="Next step →").click()
+        page.get_by_text(f"Step {k} of 8").wait_for()
+        _wait_idle(page)
+    assert page.locator('[data-testid="stJson"]').count() == 0
+    assert page.get_by_text("Quotes verified").count() == 1
+    _shot(page, "5_rag_demo")
+
+
+def test_first_run_loads_the_samples_then_shows_a_summary_and_examples(empty_app, browser):
+    """Point 4: an empty library offers the samples; after them, a summary and example questions of each kind."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(300_000)
+    page.goto(empty_app)
+    page.get_by_role("button", name="Load sample documents").click()
+    page.get_by_text("3 documents").first.wait_for()
+    _wait_idle(page)
+    for name in ("3M", "Northwind", "LongEval"):
+        assert page.get_by_role("button", name=name).count() >= 1, name  # an example question about it
+    _shot(page, "0_first_run")
