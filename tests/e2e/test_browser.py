@@ -85,6 +85,13 @@ def browser():
         b.close()
 
 
+def _open(browser, url: str, timeout_ms: int):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.set_default_timeout(timeout_ms)
+    page.goto(url)
+    return page
+
+
 def _shot(page, name: str) -> None:
     ART.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ART / f"{name}.png"), full_page=True)
@@ -104,9 +111,7 @@ def _wait_idle(page, timeout: float = 180) -> None:
 def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, tmp_path):
     shutil.copy(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
     shutil.copy(pdfs["encrypted"], tmp_path / "board_memo.pdf")
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.set_default_timeout(180_000)
-    page.goto(app)
+    page = _open(browser, app, 180_000)
     page.get_by_role("link", name="Library").click()
     page.get_by_text("Upload PDFs").first.wait_for()
     _wait_idle(page)
@@ -245,9 +250,7 @@ def _demo(page) -> None:
 
 def test_first_run_loads_the_samples_then_shows_a_summary_and_examples(empty_app, browser):
     """Point 4: an empty library offers the samples; after them, a summary and example questions of each kind."""
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.set_default_timeout(300_000)
-    page.goto(empty_app)
+    page = _open(browser, empty_app, 300_000)
     page.get_by_role("button", name="Load sample documents").click()
     page.get_by_text("3 documents").first.wait_for()
     _wait_idle(page)
