@@ -17,12 +17,21 @@ import hmac
 import logging
 import threading
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rag.config import Settings, settings_from_env
@@ -30,17 +39,35 @@ from rag.errors import RagError
 
 log = logging.getLogger("rag.api")
 MISSING_KEY = "RAG_API_KEY is not set: the API needs a key (export RAG_API_KEY=... and send it as a Bearer token)"
+WEAK_KEY = "RAG_API_KEY must be at least 16 printable ASCII characters without spaces (e.g. secrets.token_urlsafe(24))"
+MAX_BODY = 64 * 1024  # bytes of a request body: a question and its filters
+UNAUTHORISED = "missing or wrong API key: send 'Authorization: Bearer <RAG_API_KEY>'"
+
+
+def _clean_text(v: str) -> str:
+    """Text Postgres and UTF-8 can carry: no NUL byte, no lone surrogate."""
+    if "\x00" in v:
+        raise ValueError("contains a NUL byte")
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("is not valid Unicode text (a lone surrogate)") from None
+    return v
+
+
+Text = Annotated[str, StringConstraints(max_length=200), AfterValidator(_clean_text)]
+DocumentId = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
 
 
 class Filters(BaseModel):
     """The same filters as the CLI's --doc/--company/--year-min/--year-max/--type/--section."""
     model_config = ConfigDict(extra="forbid")
-    documents: list[int] | None = Field(None, description="document ids (GET /api/documents)")
-    companies: list[str] | None = Field(None, description="company names, e.g. '3M' or 'Adobe Inc.'")
-    year_min: int | None = Field(None, ge=1900, le=2100)
-    year_max: int | None = Field(None, ge=1900, le=2100)
-    types: list[str] | None = Field(None, description="document types, e.g. '10-K', 'sustainability report'")
-    sections: list[str] | None = Field(None, description="section types, e.g. 'results'")
+    documents: list[DocumentId] | None = Field(None, max_length=1000, description="document ids (GET /api/documents)")
+    companies: list[Text] | None = Field(None, max_length=100, description="company names, e.g. '3M' or 'Adobe Inc.'")
+    year_min: StrictInt | None = Field(None, ge=1900, le=2100)
+    year_max: StrictInt | None = Field(None, ge=1900, le=2100)
+    types: list[Text] | None = Field(None, max_length=50, description="document types, e.g. '10-K'")
+    sections: list[Text] | None = Field(None, max_length=50, description="section types, e.g. 'results'")
 
     def to_search(self):
         from rag.domain import company_key
@@ -56,23 +83,23 @@ class Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = Field(..., min_length=1, max_length=2000)
     filters: Filters = Field(default_factory=Filters)
-    trace: bool = Field(False, description="include the retrieval trace")
+    trace: StrictBool = Field(False, description="include the retrieval trace")
 
     @field_validator("question")
     @classmethod
     def _not_blank(cls, v: str) -> str:
         if not v.strip():
             raise ValueError("the question is empty")
-        return v.strip()
+        return _clean_text(v.strip())
 
 
 class AnswerRequest(Question):
-    offline: bool = Field(False, description="extractive answer even when an LLM is configured")
+    offline: StrictBool = Field(False, description="extractive answer even when an LLM is configured")
 
 
 class SearchRequest(Question):
-    k: int | None = Field(None, ge=1, le=50, description="chunks to return (default: dynamic 3/5/7)")
-    raw: bool = Field(False, description="plain hybrid SQL search, no reranking or diversity")
+    k: StrictInt | None = Field(None, ge=1, le=50, description="chunks to return (default: dynamic 3/5/7)")
+    raw: StrictBool = Field(False, description="plain hybrid SQL search, no reranking or diversity")
 
 
 class Service:
@@ -110,6 +137,59 @@ class Service:
                             filters=req.filters.to_search()).to_json(with_trace=req.trace)
 
 
+def key_ok(headers: dict[str, str], key: str) -> bool:
+    given = headers.get("x-api-key") or ""
+    auth = headers.get("authorization") or ""
+    if auth.lower().startswith("bearer "):
+        given = given or auth[7:].strip()
+    return bool(given) and hmac.compare_digest(given.encode("utf-8", "replace"), key.encode())
+
+
+class Guard:
+    """ASGI middleware in front of every /api route: the key is checked before a byte of the body is read, the body
+    is read at most MAX_BODY bytes (413 beyond), and an unexpected error becomes a 500 with one masked log line —
+    never a traceback in the response or the log."""
+
+    def __init__(self, app, key: str):
+        self.app, self.key = app, key
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if not key_ok(headers, self.key):
+            return await JSONResponse({"error": UNAUTHORISED}, status_code=401)(scope, receive, send)
+        body, more = b"", True
+        while more:
+            msg = await receive()
+            body += msg.get("body", b"")
+            more = msg.get("more_body", False)
+            if len(body) > MAX_BODY:
+                return await JSONResponse({"error": f"the body is over {MAX_BODY // 1024} KB"},
+                                          status_code=413)(scope, receive, send)
+        sent, replayed = [False], [False]
+
+        async def replay():
+            if replayed[0]:
+                return await receive()
+            replayed[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def tracked(message):
+            sent[0] = sent[0] or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, replay, tracked)
+        except Exception as exc:  # the route's own errors are answered by the handlers; this is the rest
+            from rag.store.transports import one_line
+
+            log.error("unexpected error: %s: %s", type(exc).__name__, redact(one_line(exc)))
+            if not sent[0]:
+                await JSONResponse({"error": f"internal error ({type(exc).__name__}); the server log has the "
+                                             "details"}, status_code=500)(scope, receive, send)
+
+
 def _one_line(exc: RequestValidationError) -> str:
     parts = []
     for e in exc.errors():
@@ -131,6 +211,8 @@ def create_app(settings: Settings | None = None, api_key: str | None = None) -> 
     key = api_key if api_key is not None else os.environ.get("RAG_API_KEY", "")
     if not key.strip():
         raise RagError(MISSING_KEY)
+    if len(key) < 16 or not key.isascii() or not key.isprintable() or any(c.isspace() for c in key):
+        raise RagError(WEAK_KEY)
     state: dict[str, Service] = {}
 
     @asynccontextmanager
@@ -139,16 +221,13 @@ def create_app(settings: Settings | None = None, api_key: str | None = None) -> 
         yield
         state.clear()
 
-    app = FastAPI(title="Research assistant API", version="1", lifespan=lifespan,
+    app = FastAPI(title="Research assistant API", version="1", lifespan=lifespan, redirect_slashes=False,
                   description="Answers and search over the library, with the app's settings.")
+    app.add_middleware(Guard, key=key)
 
     def authorised(request: Request) -> Service:
-        given = request.headers.get("x-api-key") or ""
-        auth = request.headers.get("authorization") or ""
-        if auth.lower().startswith("bearer "):
-            given = given or auth[7:].strip()
-        if not given or not hmac.compare_digest(given.encode(), key.encode()):
-            raise StarletteHTTPException(401, "missing or wrong API key: send 'Authorization: Bearer <RAG_API_KEY>'")
+        if not key_ok(dict(request.headers), key):  # Guard checked it already; a route never relies on that alone
+            raise StarletteHTTPException(401, UNAUTHORISED)
         return state["service"]
 
     _routes(app, authorised)
@@ -188,14 +267,6 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RagError)
     async def rag_error(_request: Request, exc: RagError) -> JSONResponse:
         return JSONResponse({"error": " ".join(str(exc).split())}, status_code=400)
-
-    @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
-        from rag.store.transports import one_line
-
-        log.error("unexpected error: %s: %s", type(exc).__name__, redact(one_line(exc)))
-        return JSONResponse({"error": f"internal error ({type(exc).__name__}); the server log has the details"},
-                            status_code=500)
 
 
 def redact(text: str) -> str:
