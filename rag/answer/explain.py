@@ -51,9 +51,10 @@ def filter_rows(r: Retrieval, docs: list[Any]) -> list[dict[str, str]]:
         rows.append({"filter": "latest documents first", "value": "yes"})
     scope = (r.state.scope.docs if r.state is not None and r.state.scope is not None else None)
     if scope is not None and len(scope) < len(docs):
-        names = [document_label(d) for d in scope]
-        more = f" and {len(names) - 8} more" if len(names) > 8 else ""
-        rows.append({"filter": f"documents searched ({len(scope)} of {len(docs)})", "value": _join(names[:8]) + more})
+        labels = [document_label(d) for d in scope]
+        more = f" and {len(labels) - 8} more" if len(labels) > 8 else ""
+        rows.append({"filter": f"documents searched ({len(scope)} of {len(docs)})",
+                     "value": _join(labels[:8]) + more})
     return rows
 
 
