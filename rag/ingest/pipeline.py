@@ -20,6 +20,7 @@ from rag.ingest import chunking, figkind, layout, metadata
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import OcrLine, ocr_image
+from rag.ingest.overlap import EmbedStage
 from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
 from rag.issuers import issuers_of
 
@@ -140,9 +141,8 @@ class _Pages:
     ocr_pages: int = 0  # pages read by OCR
 
 
-def _read_page(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages, skip_digests: set[bytes],
-               seen: set[str], ocr_fn: Callable[[bytes], list[OcrLine]] | None) -> None:
-    """Page i into `pages`: its rows (OCR when it has no text layer), its figures, its text if among the first 12.
+def _read_text(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages) -> None:
+    """Page i's rows into `pages` (OCR when it has no text layer), and its text if among the first 12.
     A page that fails keeps what was read of it before the failure (its rows, its height), with a warning."""
     page_no = i + 1
     rows: list[layout.Row] = []
@@ -158,13 +158,63 @@ def _read_page(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages
                 lines = ocr_lines
                 pages.ocr_pages += 1
         rows = layout.reading_order(lines, page.rect.width, page_no)
-        pages.figs.extend(figmod.extract_figures(page, page_no, rows, skip_digests, cfg, seen, ocr_fn))
         if i < 12:
             pages.first_pages.append("\n".join(r.text for r in rows))
     except Exception as exc:  # a broken page must not sink the document
         pages.warnings.append(f"page {page_no} skipped: {type(exc).__name__}: {exc}")
     pages.rows.append(rows)
     pages.heights.append(height)
+
+
+def _read_figures(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages, skip_digests: set[bytes],
+                  seen: set[str], ocr_fn: Callable[[bytes], list[OcrLine]] | None) -> list[figmod.Figure]:
+    """Page i's figures, found with the rows read of it; a page whose figures fail loses only them, with a warning."""
+    try:
+        figs = figmod.extract_figures(doc.load_page(i), i + 1, pages.rows[i], skip_digests, cfg, seen, ocr_fn)
+    except Exception as exc:
+        pages.warnings.append(f"page {i + 1}: figures skipped: {type(exc).__name__}: {exc}")
+        return []
+    pages.figs.extend(figs)
+    return figs
+
+
+class _Clock:
+    """The per-document time limit (RAG_INGEST__MAX_SECONDS), checked page by page."""
+
+    def __init__(self, cfg: IngestSettings, started: float | None = None):
+        self.cfg, self.started = cfg, started or time.perf_counter()
+
+    def check(self, page_no: int, n: int) -> None:
+        if time.perf_counter() - self.started > self.cfg.max_seconds:
+            raise LimitExceededError(f"reading stopped after {self.cfg.max_seconds:.0f} s at page {page_no} of {n} "
+                                     f"(limit RAG_INGEST__MAX_SECONDS)")
+
+
+def read_text(doc: pymupdf.Document, settings: Settings, progress: Progress | None = None,
+              warnings: list[str] | None = None, clock: _Clock | None = None) -> _Pages:
+    """The first pass: every page's rows in reading order (pages are read one by one; a bad one is skipped)."""
+    pages = _Pages(warnings=warnings if warnings is not None else [])
+    clock = clock or _Clock(settings.ingest)
+    n = doc.page_count
+    for i in range(n):
+        clock.check(i + 1, n)
+        _read_text(doc, i, settings.ingest, pages)
+        if progress:
+            progress("pages", i + 1, n)
+    return pages
+
+
+def read_figures(doc: pymupdf.Document, pages: _Pages, settings: Settings, clock: _Clock | None = None):
+    """The second pass, page by page: each page's figures (rendered, classified, OCR'd within the budget).
+    A generator, so that the caller hands each page's figures on while the next page renders."""
+    cfg = settings.ingest
+    ocr_fn = _figure_ocr(cfg) if cfg.ocr else None
+    skip_digests = figmod.repeated_image_digests(doc)
+    seen: set[str] = set()
+    clock = clock or _Clock(cfg)
+    for i in range(doc.page_count):
+        clock.check(i + 1, doc.page_count)
+        yield i + 1, _read_figures(doc, i, cfg, pages, skip_digests, seen, ocr_fn)
 
 
 def first_pages_text(doc: pymupdf.Document, n: int = 12) -> list[str]:
@@ -182,7 +232,7 @@ def first_pages_text(doc: pymupdf.Document, n: int = 12) -> list[str]:
 
 
 def _chunk_pages(pages: _Pages, settings: Settings) -> list[chunking.Chunk]:
-    """The pages' rows, less running headers and footers, with headings marked → chunks, figures linked to them."""
+    """The pages' rows, less running headers and footers, with headings marked → chunks."""
     pages_rows = pages.rows
     repeated = layout.repeated_margin_texts(pages_rows, pages.heights)
     kept = [layout.drop_margins(rows, h, repeated) for rows, h in zip(pages_rows, pages.heights, strict=False)]
@@ -191,30 +241,18 @@ def _chunk_pages(pages: _Pages, settings: Settings) -> list[chunking.Chunk]:
         pages_rows = kept
     layout.mark_headings(pages_rows, layout.body_size(pages_rows))
     units = chunking.rows_to_units(pages_rows)
-    chunks = chunking.chunk_units(units, settings.chunking)
-    _link_figures(pages.figs, chunks)
-    return chunks
+    return chunking.chunk_units(units, settings.chunking)
 
 
 def parse_pdf(doc: pymupdf.Document, settings: Settings, progress: Progress | None = None,
               warnings: list[str] | None = None):
-    """Pages → (chunks, figures, ocr_page_count, text of the first 12 pages). Page by page; one bad page is skipped."""
-    cfg = settings.ingest
-    pages = _Pages(warnings=warnings if warnings is not None else [])
-    ocr_fn = _figure_ocr(cfg) if cfg.ocr else None
-    skip_digests = figmod.repeated_image_digests(doc)
-    seen: set[str] = set()
-    n = doc.page_count
-    started = time.perf_counter()
-    for i in range(n):
-        page_no = i + 1
-        if time.perf_counter() - started > cfg.max_seconds:
-            raise LimitExceededError(f"reading stopped after {cfg.max_seconds:.0f} s at page {page_no} of {n} "
-                                     f"(limit RAG_INGEST__MAX_SECONDS)")
-        _read_page(doc, i, cfg, pages, skip_digests, seen, ocr_fn)
-        if progress:
-            progress("pages", page_no, n)
+    """Pages → (chunks, figures, ocr_page_count, text of the first 12 pages), both passes one after the other.
+    Ingestion itself overlaps the second pass with embedding (_ingest_new)."""
+    pages = read_text(doc, settings, progress, warnings)
     chunks = _chunk_pages(pages, settings)
+    for _ in read_figures(doc, pages, settings):
+        pass
+    _link_figures(pages.figs, chunks)
     return chunks, pages.figs, pages.ocr_pages, pages.first_pages
 
 
@@ -257,12 +295,21 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
 
 def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, store, embedder: Embedder,
                 settings: Settings, t0: float, password: str | None, progress: Progress | None) -> None:
-    """A document not in the store yet: parse, detect its metadata, embed, write it in one call, keep the file."""
-    chunks, figs, first_pages = _parse(doc, settings, progress, res)
-    meta = _detect_metadata(doc, first_pages, res.file, store)
+    """A document not in the store yet: read its text, detect its metadata, then embed the chunks on one core while
+    the other renders the figures (rag/ingest/overlap.py), and write it all in one call; keep the file."""
+    clock = _Clock(settings.ingest, t0)
+    pages = read_text(doc, settings, progress, res.warnings, clock)
+    res.ocr_pages = pages.ocr_pages
+    chunks = _chunk_pages(pages, settings)
+    if not chunks:
+        raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
+                          " or scanned (OCR is switched off)"))
+    meta = _detect_metadata(doc, pages.first_pages, res.file, store)
     label = meta.label()
     contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
-    vecs = _embed(chunks, contexts, figs, embedder, settings, t0, progress)
+    vecs = _embed_while_rendering(doc, pages, chunks, contexts, embedder, settings, clock, progress)
+    figs = pages.figs
+    _link_figures(figs, chunks)
     if meta.doc_type == "research paper":
         from rag.ingest.sections import assign_by_content
 
@@ -271,6 +318,7 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
     doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
     table_facts = factmod.extract_facts(factmod.lines_of_units(chunks),
                                         factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
+    _check_time(t0, settings, "after embedding, before writing")
     out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)],
                                                      factmod.facts_by_chunk(table_facts)),
                                 _figure_rows(figs, vecs[len(chunks):]))
@@ -281,16 +329,6 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
     _keep_original(store, res, path, password, settings)
     res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
                                              "published_date")}
-
-
-def _parse(doc: pymupdf.Document, settings: Settings, progress: Progress | None, res: IngestResult):
-    """Pages → (chunks, figures, text of the first 12 pages); a document without any text is an error."""
-    chunks, figs, ocr_pages, first_pages = parse_pdf(doc, settings, progress, res.warnings)
-    res.ocr_pages = ocr_pages
-    if not chunks:
-        raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
-                          " or scanned (OCR is switched off)"))
-    return chunks, figs, first_pages
 
 
 def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str) -> metadata.DocMeta:
@@ -319,24 +357,31 @@ def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: s
     return meta
 
 
-def _embed(chunks: list[chunking.Chunk], contexts: list[str], figs: list[figmod.Figure], embedder: Embedder,
-           settings: Settings, t0: float, progress: Progress | None) -> np.ndarray:
-    """One embedding per chunk (its context line, then its text), then one per figure; within the time limit."""
+def _embed_while_rendering(doc: pymupdf.Document, pages: _Pages, chunks: list[chunking.Chunk], contexts: list[str],
+                           embedder: Embedder, settings: Settings, clock: _Clock,
+                           progress: Progress | None) -> np.ndarray:
+    """One embedding per chunk (its context line, then its text), then one per figure, in that order. The chunks
+    embed on the stage's thread while this one renders each page's figures and hands their texts on."""
     texts = [f"{ctx}\n{c.text}" for ctx, c in zip(contexts, chunks, strict=False)]
-    fig_texts = [f.embed_text() for f in figs]
-    if progress:
-        progress("embedding", 0, len(texts) + len(fig_texts))
-    _check_time(t0, settings, "before embedding")
-    everything = texts + fig_texts
-    parts, step = [], 64  # in batches, so the progress moves while the model works
-    for i in range(0, len(everything), step):
-        parts.append(embedder.encode(everything[i:i + step]))
-        _check_time(t0, settings, "while embedding")
-        if progress:
-            progress("embedding", min(i + step, len(everything)), len(everything))
-    vecs = np.vstack(parts) if parts else embedder.encode([])
-    _check_time(t0, settings, "after embedding, before writing")
-    return vecs
+    if not settings.ingest.overlap:  # one stage after the other (the path before overlap; for comparison)
+        texts += [f.embed_text() for _, figs in read_figures(doc, pages, settings, clock) for f in figs]
+    stage = EmbedStage(embedder, texts)
+    try:
+        for page_no, figs in read_figures(doc, pages, settings, clock) if settings.ingest.overlap else ():
+            stage.put([f.embed_text() for f in figs])
+            if progress:
+                progress("figures", page_no, doc.page_count)
+                progress("embedding", stage.done, stage.total)
+
+        def tick(done: int, total: int) -> None:
+            clock.check(doc.page_count, doc.page_count)
+            if progress:
+                progress("embedding", done, total)
+
+        return stage.finish(tick)
+    except BaseException:
+        stage.cancel()
+        raise
 
 
 def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: str, page_count: int,
