@@ -66,6 +66,8 @@ def cmd_ingest(args) -> int:
     if not files:
         print("no PDF files found", file=sys.stderr)
         return 2
+    if args.queue:
+        return cmd_enqueue(args, settings, store, files)
     failures = 0
     results = []
     for path in files:
@@ -115,6 +117,47 @@ def _filters(args):
         companies=[company_key(c) for c in args.company] if args.company else None,
         year_min=args.year_min, year_max=args.year_max,
         doc_types=args.type or None, section_types=args.section or None)
+
+
+def cmd_enqueue(args, settings, store, files) -> int:
+    """`ingest --queue`: each file queued for a worker; one line each; exit 1 if any was refused."""
+    from rag import jobs
+
+    if args.password:
+        print("a password-protected PDF is ingested directly, not queued (its password is never stored): "
+              "drop --queue", file=sys.stderr)
+        return 2
+    failures = 0
+    for path in files:
+        try:
+            out = jobs.enqueue(store, path.read_bytes(), path.name, settings)
+        except OSError as exc:
+            out = jobs.Enqueued(path.name, None, "failed", error=f"cannot read the file: {exc.strerror or exc}")
+        if args.json:
+            print(json.dumps(out.__dict__))
+        elif out.error:
+            print(f"ERROR {out.file}: {out.error}")
+        elif out.duplicate == "document":
+            print(f"skip  {out.file}: already ingested (document {out.document_id})")
+        elif out.duplicate == "job":
+            print(f"skip  {out.file}: queued already (job {out.job_id}, {out.status})")
+        else:
+            print(f"queued {out.file}: job {out.job_id}")
+        failures += bool(out.error)
+    if not args.json and not jobs.workers_alive(store):
+        print("no worker is running: start one with `python -m rag worker`", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def cmd_worker(args) -> int:
+    from rag import jobs
+
+    settings = _settings(args)
+    _store(args, settings)  # migrated (the embedded store) before the workers start
+    if args.exit_with:
+        jobs.exit_with(args.exit_with)
+    print(f"worker: {args.concurrency} process(es) on queue '{jobs.QUEUE}'; Ctrl+C stops", file=sys.stderr)
+    return jobs.run_workers(settings, args.concurrency, wait=not args.once)
 
 
 def cmd_search(args) -> int:
@@ -409,7 +452,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--password", help="password for encrypted PDFs")
     s.add_argument("--no-ocr", action="store_true", help="skip OCR of figures and scanned pages")
     s.add_argument("--json", action="store_true", help="one JSON object per file")
+    s.add_argument("--queue", action="store_true", help="queue the files for workers (`rag worker`) and return")
     s.set_defaults(fn=cmd_ingest)
+
+    s = sub.add_parser("worker", help="run queued ingestion jobs until stopped (Ctrl+C)")
+    s.add_argument("--concurrency", type=int, default=1, help="worker processes (one job each at a time)")
+    s.add_argument("--once", action="store_true", help="stop once the queue is empty")
+    s.add_argument("--exit-with", type=int, metavar="PID", help="stop when process PID ends (run.sh: the app)")
+    s.set_defaults(fn=cmd_worker)
 
     s = sub.add_parser("search", help="hybrid search")
     s.add_argument("query", nargs="?")

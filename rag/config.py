@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-
 from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
@@ -237,6 +236,14 @@ class LLMSettings(BaseModel):
                                    "LLM tool loop: llm_steps.jsonl in the data folder).")
 
 
+class JobSettings(BaseModel):
+    heartbeat_s: float = Field(5.0, description="Seconds between a worker's heartbeats.")
+    stalled_after_s: float = Field(30.0, description="A worker silent this long is taken for dead: its job is "
+                                   "queued again.")
+    poll_s: float = Field(2.0, description="Seconds between a worker's polls for jobs (LISTEN/NOTIFY wakes it sooner).")
+    max_attempts: int = Field(3, description="A file on which workers died this many times fails.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RAG_", env_nested_delimiter="__", extra="ignore")
 
@@ -248,6 +255,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     sql: SqlSettings = Field(default_factory=SqlSettings)
+    jobs: JobSettings = Field(default_factory=JobSettings)
 
 
 def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:

@@ -8,9 +8,10 @@ from pathlib import Path
 import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
+from rag import jobs
+from rag.answer.labels import document_label
 from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file
-from rag.answer.labels import document_label
 from rag.records import DocumentMeta
 
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
@@ -36,7 +37,25 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
         status.update(label=name, state="complete" if res.ok or res.already_ingested else "error", expanded=False)
 
 
+def _queue(name: str, data: bytes) -> None:
+    """One file into the queue: a worker reads it, and the jobs table below follows it. A password-protected file
+    is not queued: it asks for its password and is read here (the password is never stored)."""
+    out = jobs.enqueue(get_store(), data, upload_name(name), settings())
+    r = {"queued": out.job_id, "status": out.status, "duplicate": out.duplicate, "document_id": out.document_id}
+    if out.error:
+        r = {"error": "the PDF is encrypted: enter its password" if "password" in out.error else out.error}
+    st.session_state.setdefault("ingest_results", {})[name] = r
+
+
 def _result_line(name: str, r: dict) -> tuple[str, str]:
+    if r.get("duplicate") == "document":
+        return "info", f"{name}: already in the library (document {r.get('document_id')})"
+    if r.get("duplicate") == "job":
+        return "info", f"{name}: queued already (job {r.get('queued')}, {r.get('status')})"
+    if r.get("queued") and r["queued"] in (st.session_state.get("jobs_done_seen") or set()):
+        return "success", f"{name}: ingested (job {r['queued']}); it is in the documents below"
+    if r.get("queued"):
+        return "success", f"{name}: queued (job {r['queued']}); its progress is in the jobs table below"
     if r.get("already_ingested"):
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
     if r.get("error"):
@@ -76,13 +95,47 @@ def _upload() -> None:
     """Upload, per-file progress, password prompts and one-line results."""
     files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key="uploads")
     if files and st.button(f"Ingest {len(files)} file(s)", type="primary"):
+        st.session_state["ingest_results"] = {}
         for f in files:
-            _ingest(f.name, f.getvalue(), None)
+            _queue(f.name, f.getvalue())
         st.rerun()
     results = st.session_state.get("ingest_results", {})
     locked = {n for n, r in results.items() if r.get("error") and "password" in r["error"].lower()}
     _password_forms(locked, files)
     _results(locked)
+
+
+STAGES = {"pages": "reading text", "figures": "figures", "embedding": "embedding", "starting": "starting",
+          "retrying": "worker lost, queued again", "done": "done"}
+
+
+@st.fragment(run_every=2.0)
+def _jobs() -> None:
+    """Queued, running and finished ingestion jobs of this workspace, redrawn every two seconds without holding the
+    page; when a job finishes, the whole page redraws so the documents table shows its document."""
+    store = get_store()
+    rows = jobs.list_jobs(store, 50)
+    done = {r["id"] for r in rows if r["status"] == "done"}
+    seen = st.session_state.get("jobs_done_seen")
+    st.session_state["jobs_done_seen"] = done
+    if seen is not None and done - seen:
+        st.rerun()
+    if not rows:
+        return
+    by = {k: sum(r["status"] == k for r in rows) for k in ("queued", "running", "done", "failed")}
+    st.subheader("Ingestion jobs")
+    st.caption(" · ".join(f"{n} {k}" for k, n in by.items() if n))
+    if (by["queued"] or by["running"]) and not jobs.workers_alive(store):
+        st.warning("No worker is running: queued files wait. Start one with `python -m rag worker` "
+                   "(`run.sh` starts one with the app).")
+    st.dataframe([{
+        "file": r["file_name"], "status": r["status"], "stage": STAGES.get(r["stage"] or "", r["stage"] or ""),
+        "progress": (r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
+                    (1.0 if r["status"] == "done" else 0.0),
+        "step": f"{r['done']} / {r['total']}" if r["total"] and r["status"] == "running" else "",
+        "attempts": r["attempts"], "document": r["document_id"], "error": r["error"] or "",
+        "queued at": str(r["created_at"])[:19]} for r in rows], hide_index=True, use_container_width=True,
+        column_config={"progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0)})
 
 
 def _table(docs: list[DocumentMeta]) -> None:
@@ -153,9 +206,11 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
 def page() -> None:
     sidebar()
     st.title("Library")
-    st.caption("Upload PDFs — 10-Ks, earnings releases, sustainability reports, papers. Each file is checked, read, "
-               "chunked, embedded and stored in one transaction; a bad file never stops the others.")
+    st.caption("Upload PDFs — 10-Ks, earnings releases, sustainability reports, papers. Each file is queued, and a "
+               "worker reads, chunks, embeds and stores it in one transaction; you can leave this page meanwhile, "
+               "and a bad file never stops the others.")
     _upload()
+    _jobs()
     docs = documents()
     st.subheader(f"{len(docs)} document(s)")
     if not docs:

@@ -47,6 +47,9 @@ def _serve(tmp_path_factory):
                              "--server.headless", "true", "--server.port", str(port),
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    # as run.sh does: one ingestion worker next to the app, leaving with it
+    worker = subprocess.Popen([sys.executable, "-m", "rag", "worker", "--exit-with", str(proc.pid)], cwd=ROOT,
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     wait_for_port(port, 60)
     for _ in range(120):  # the port opens before the app is healthy
@@ -55,23 +58,28 @@ def _serve(tmp_path_factory):
                 break
         except OSError:
             time.sleep(0.5)
-    return url, proc
+    return url, (proc, worker)
+
+
+def _end(procs) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait(timeout=60)
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    url, proc = _serve(tmp_path_factory)
+    url, procs = _serve(tmp_path_factory)
     yield url
-    proc.terminate()
-    proc.wait(timeout=30)
+    _end(procs)
 
 
 @pytest.fixture
 def empty_app(tmp_path_factory):
-    url, proc = _serve(tmp_path_factory)
+    url, procs = _serve(tmp_path_factory)
     yield url
-    proc.terminate()
-    proc.wait(timeout=30)
+    _end(procs)
 
 
 @pytest.fixture(scope="module")
@@ -118,9 +126,12 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     page.locator('input[type="file"]').set_input_files([str(tmp_path / "acme_10k_2022.pdf"),
                                                         str(tmp_path / "board_memo.pdf")])
     page.get_by_role("button", name="Ingest 2 file(s)").click()
-    page.get_by_text("acme_10k_2022.pdf:").first.wait_for()
+    page.get_by_text("acme_10k_2022.pdf: queued (job 1)").wait_for()  # queued at once: the page is not held
+    page.get_by_text("Ingestion jobs").wait_for()
+    _shot(page, "1a_library_queued")
+    page.get_by_text("1 done").wait_for(timeout=180_000)  # the worker's job, followed by the jobs table
+    page.get_by_text("1 document(s)").wait_for()  # and the page redrawn with its document
     _wait_idle(page)
-    assert page.get_by_text("1 document(s)").count() == 1  # the encrypted one waits for its password
     page.get_by_text("board_memo.pdf is protected by a password").wait_for()
     page.get_by_label("Password", exact=True).fill("secret")
     page.get_by_role("button", name="Open with this password").click()

@@ -1,0 +1,173 @@
+"""Background ingestion on the Postgres job queue: real embedded Postgres, real worker processes, real PDFs.
+
+A worker is `python -m rag worker` in a subprocess on the test's own data directory; one is killed with SIGKILL in
+the middle of a document to check that nothing is half-written and that another worker takes the job again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = {"RAG_JOBS__HEARTBEAT_S": "1", "RAG_JOBS__STALLED_AFTER_S": "4", "RAG_JOBS__POLL_S": "0.5"}
+
+
+@pytest.fixture(scope="module")
+def qsettings(tmp_path_factory):
+    from rag.config import Settings
+
+    s = Settings()
+    s.db.data_dir = tmp_path_factory.mktemp("queue")
+    return s
+
+
+@pytest.fixture(scope="module")
+def qstore(qsettings):
+    from rag.store import open_store
+
+    st = open_store(qsettings)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def empty(qstore):
+    with qstore.transport.connection() as conn:
+        conn.execute("truncate documents, ingest_jobs, procrastinate_jobs restart identity cascade")
+    return qstore
+
+
+def _worker(settings, *args: str) -> subprocess.Popen:
+    env = {**os.environ, **FAST, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "rag", "--data-dir", str(settings.db.data_dir), "worker", *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _jobs(store) -> dict[str, dict]:
+    from rag import jobs
+
+    return {j["file_name"]: j for j in jobs.list_jobs(store)}
+
+
+def _until(predicate, seconds: float, what: str):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
+
+
+def _stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    return out.decode(errors="replace")
+
+
+def test_enqueue_refuses_bad_files_and_dedupes(empty, qsettings, pdfs, tmp_path):
+    from rag import jobs
+
+    data = pdfs["10k_2022"].read_bytes()
+    first = jobs.enqueue(empty, data, "acme.pdf", qsettings)
+    again = jobs.enqueue(empty, data, "acme-copy.pdf", qsettings)
+    assert first.status == "queued" and first.job_id and not first.duplicate
+    assert again.duplicate == "job" and again.job_id == first.job_id
+    assert jobs.enqueue(empty, b"hello, not a pdf", "notes.pdf", qsettings).error == "not a PDF file"
+    import make_pdfs
+
+    locked = jobs.enqueue(empty, make_pdfs.make_encrypted(tmp_path / "locked.pdf").read_bytes(), "locked.pdf",
+                          qsettings)
+    assert locked.job_id is None and "password" in locked.error
+    assert list(_jobs(empty)) == ["acme.pdf"]
+    with empty.transport.connection() as conn:  # the queued row deferred exactly one procrastinate job
+        assert conn.execute("select count(*) from procrastinate_jobs where queue_name = 'ingest'").fetchone()[0] == 1
+
+
+def test_worker_drains_the_queue_and_one_file_is_one_document(empty, qsettings, pdfs):
+    from rag import jobs
+
+    names = {"acme.pdf": pdfs["10k_2022"], "paper.pdf": pdfs["paper"], "esg.pdf": pdfs["esg"]}
+    for name, path in names.items():
+        assert jobs.enqueue(empty, path.read_bytes(), name, qsettings).status == "queued"
+    proc = _worker(qsettings, "--once")
+    try:
+        proc.wait(timeout=300)
+    finally:
+        log = _stop(proc)
+    assert proc.returncode == 0, log
+    rows = _jobs(empty)
+    assert {n: r["status"] for n, r in rows.items()} == {n: "done" for n in names}, rows
+    assert all(r["document_id"] and r["summary"]["chunks"] > 0 and r["attempts"] == 1 for r in rows.values())
+    assert len(empty.list_documents()) == 3
+    again = jobs.enqueue(empty, pdfs["paper"].read_bytes(), "paper-again.pdf", qsettings)
+    assert again.duplicate == "document" and again.document_id == rows["paper.pdf"]["document_id"]
+    with empty.transport.connection() as conn:  # the uploads' bytes are gone once their documents are stored
+        assert conn.execute("select count(*) from ingest_jobs where pdf is not null").fetchone()[0] == 0
+
+
+def test_a_killed_worker_leaves_nothing_half_written_and_its_job_is_retried(empty, qsettings, tmp_path):
+    import make_pdfs
+
+    from rag import jobs
+
+    big = make_pdfs.make_big(tmp_path / "big.pdf", pages=300)
+    assert jobs.enqueue(empty, big.read_bytes(), "big.pdf", qsettings).status == "queued"
+    first = _worker(qsettings)
+    try:
+        _until(lambda: _jobs(empty)["big.pdf"]["status"] == "running" and _jobs(empty)["big.pdf"]["done"] > 0,
+               180, "the first worker to be in the middle of the document")
+        os.killpg(first.pid, signal.SIGKILL)  # no goodbye: no heartbeat, no rollback by the worker
+        first.wait(timeout=30)
+    finally:
+        _stop(first)
+    assert empty.list_documents() == []  # the document is one transaction: nothing of it was written
+    with empty.transport.connection() as conn:
+        assert conn.execute("select count(*) from chunks").fetchone()[0] == 0
+    second = _worker(qsettings)
+    try:
+        def ended():
+            r = _jobs(empty)["big.pdf"]
+            return r if r["status"] in ("done", "failed") else None
+
+        row = _until(ended, 300, "the second worker to take the job again and finish it")
+    finally:
+        log = _stop(second)
+    assert row["status"] == "done" and row["attempts"] == 2, (row, log)
+    docs = empty.list_documents()
+    assert len(docs) == 1 and docs[0].page_count >= 300
+
+
+def test_jobs_belong_to_their_workspace(qstore, qsettings, pdfs):
+    from rag import jobs
+    from rag.store import open_store
+
+    stores = {}
+    for team in ("team-a", "team-b"):
+        s = qsettings.model_copy(deep=True)
+        s.db.workspace = team
+        stores[team] = open_store(s, migrate=False)
+    try:
+        a = jobs.enqueue(stores["team-a"], pdfs["10k_2021"].read_bytes(), "a-secret-plan.pdf", qsettings)
+        assert a.status == "queued"
+        assert "a-secret-plan.pdf" in _jobs(stores["team-a"]) and "a-secret-plan.pdf" not in _jobs(stores["team-b"])
+        # team B queues the same file: its own job, not team A's (and it learns nothing of A's)
+        b = jobs.enqueue(stores["team-b"], pdfs["10k_2021"].read_bytes(), "b.pdf", qsettings)
+        assert b.status == "queued" and b.job_id != a.job_id and not b.duplicate
+        with stores["team-b"].transport.connection() as conn, conn.transaction():
+            conn.execute("set local role rag_app")
+            assert conn.execute("select count(*) from ingest_jobs where file_name = 'a-secret-plan.pdf'"
+                                ).fetchone()[0] == 0
+            with pytest.raises(Exception, match="permission denied"):
+                conn.execute("select count(*) from procrastinate_jobs")
+    finally:
+        for st in stores.values():
+            st.close()
