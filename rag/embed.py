@@ -94,11 +94,12 @@ class Embedder:
         get = getattr(m, "get_embedding_dimension", None) or m.get_sentence_embedding_dimension
         return int(get())
 
-    def encode(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int | None = None, spare_core: bool = False) -> np.ndarray:
+        """Normalised vectors. spare_core: leave a core to a stage running alongside (int8 ONNX only)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.backend == "onnx-int8":
-            return self.onnx.encode(texts, batch_size or 16)
+            return self.onnx.encode(texts, batch_size or 16, spare_core)
         return self.model.encode(texts, batch_size=batch_size or self.cfg.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
 

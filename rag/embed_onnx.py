@@ -171,10 +171,15 @@ class OnnxEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads  # 0: one per core
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        cores = threads or os.cpu_count() or 1
+        self.sessions: dict[int, ort.InferenceSession] = {}
+        for n in sorted({cores, max(1, cores - 1)}):  # all cores; and one fewer, while ingestion renders pages
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = n
+            opts.inter_op_num_threads = 1
+            self.sessions[n] = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.session = self.sessions[cores]
+        self.spare_session = self.sessions[max(1, cores - 1)]
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(src / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_seq_length)  # the file's own settings (128, fixed) are replaced
@@ -184,8 +189,10 @@ class OnnxEncoder:
         self.counter.no_padding()
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 
-    def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
-        """Normalised mean-pooled vectors; texts are batched by length so that little padding is computed."""
+    def encode(self, texts: list[str], batch_size: int = 16, spare_core: bool = False) -> np.ndarray:
+        """Normalised mean-pooled vectors; texts are batched by length so that little padding is computed.
+        spare_core: leave one core to another stage (ingestion's page rendering) for this call."""
+        session = self.spare_session if spare_core else self.session
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
         for i in range(0, len(texts), batch_size):
@@ -194,7 +201,7 @@ class OnnxEncoder:
             ids = np.array([e.ids for e in enc], dtype=np.int64)
             mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+            hidden = session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
             vec = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             out[idx] = vec / np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12)
         return out

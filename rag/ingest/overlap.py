@@ -27,6 +27,8 @@ class EmbedStage:
         self._parts: list[np.ndarray] = []
         self._error: BaseException | None = None
         self._stop = threading.Event()
+        self._reading = threading.Event()  # set while the caller still renders pages: leave it a core
+        self._reading.set()
         self._thread = threading.Thread(target=self._run, name="embed", daemon=True)
         self._thread.start()
 
@@ -34,8 +36,12 @@ class EmbedStage:
         for i in range(0, len(texts), self.batch):
             if self._stop.is_set():
                 return
-            self._parts.append(self.embedder.encode(texts[i:i + self.batch]))
-            self.done += len(texts[i:i + self.batch])
+            batch = texts[i:i + self.batch]
+            if self._reading.is_set():
+                self._parts.append(self.embedder.encode(batch, spare_core=True))
+            else:
+                self._parts.append(self.embedder.encode(batch))
+            self.done += len(batch)
 
     def _run(self) -> None:
         try:
@@ -72,6 +78,7 @@ class EmbedStage:
 
     def finish(self, tick: Callable[[int, int], None] | None = None) -> np.ndarray:
         """All vectors, in order; `tick(done, total)` is called on this thread while the model works."""
+        self._reading.clear()  # pages are rendered: the model may take every core
         self._put(_END)
         while self._thread.is_alive():
             self._thread.join(0.25)
