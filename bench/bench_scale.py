@@ -1,0 +1,325 @@
+"""Search at a million chunks: fill an embedded store, build the HNSW index, measure search.
+
+Fill: the documents and chunks of a real store (--source, e.g. the shared corpus ingested), copied until --chunks
+rows: every copy is a new document of a new issuer ("3M (copy 7)", its own company key), with the same texts and
+each vector perturbed (gaussian noise, renormalised; --noise sets the cosine to the original, ~0.9), so that the
+index meets a million distinct points in realistic clusters and a company filter selects one issuer's filings.
+Chunks go in by COPY on two connections (Postgres computes the full-text vectors and term statistics as in
+ingestion); the HNSW and GIN indexes are built afterwards and timed.
+
+Reported: fill and index build time, peak RSS of the Postgres processes during the build, index and table sizes;
+for each ef_search: recall@10/@50 of the index against the exact scan, p50/p95 of the hybrid SQL function
+(match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions.
+
+Usage: python bench/bench_scale.py --source /path/to/store [--chunks 1000000] [--data-dir DIR (kept; reused if
+filled)] [--m 16 --ef-construction 64] [--ef 40,100,200] [--out bench/results/scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
+CHUNK_COLS = ["chunk_index", "page_start", "page_end", "heading", "section_type", "context", "content", "token_count"]
+
+
+def open_at(data_dir: str):
+    from rag.config import Settings
+    from rag.store import open_store
+
+    s = Settings()
+    s.db.data_dir = Path(data_dir)
+    return open_store(s), s
+
+
+def source_rows(source: str):
+    store, _ = open_at(source)
+    with store.transport.connection() as conn:
+        docs = conn.execute("select id, file_name, title, company, company_key, fiscal_year, fiscal_period, doc_type, "
+                            "published_date, page_count, embedding_model from documents order by id").fetchall()
+        chunks = conn.execute(f"select document_id, {', '.join(CHUNK_COLS)}, embedding::text from chunks "
+                              "order by document_id, chunk_index").fetchall()
+    store.close()
+    vecs = np.array([json.loads(c[-1]) for c in chunks], dtype=np.float32)
+    return docs, [c[:-1] for c in chunks], vecs
+
+
+def _copy_docs(conn, docs, k: int) -> dict[int, int]:
+    """Copy k of every source document; returns source id → new id."""
+    ids = {}
+    for d in docs:
+        (sid, file_name, title, company, key, year, period, dtype, published, pages, model) = d
+        suffix = "" if k == 0 else f" (copy {k})"
+        row = conn.execute(
+            "insert into documents (file_name, title, company, company_key, fiscal_year, fiscal_period, doc_type, "
+            "published_date, sha256, page_count, embedding_model) values (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+            "returning id",
+            (file_name if k == 0 else f"{file_name}#{k}", title, (company or "") + suffix if company else company,
+             key if k == 0 or not key else f"{key}-{k}", year, period, dtype, published, f"scale-{k}-{sid}", pages,
+             model)).fetchone()
+        ids[sid] = row[0]
+    return ids
+
+
+def _copy_chunks(url: str, docs, chunks, vecs, ks: list[int], noise: float, seed: int, done: list[int]) -> None:
+    import psycopg
+
+    rng = np.random.default_rng(seed)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for k in ks:
+            with conn.transaction():
+                ids = _copy_docs(conn, docs, k)
+                v = vecs if k == 0 else vecs + rng.normal(0, noise / np.sqrt(vecs.shape[1]), vecs.shape)
+                v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+                with conn.cursor().copy(f"copy chunks (document_id, {', '.join(CHUNK_COLS)}, embedding) from stdin"
+                                        ) as cp:
+                    for row, vec in zip(chunks, v, strict=True):
+                        cp.write_row([ids[row[0]], *row[1:], "[" + ",".join(f"{x:.6f}" for x in vec) + "]"])
+            done[0] += len(chunks)
+
+
+def fill(store, docs, chunks, vecs, target: int, noise: float) -> dict:
+    copies = int(np.ceil(target / len(chunks)))
+    with store.transport.connection() as conn:
+        conn.execute("drop index if exists chunks_embedding_hnsw")
+        conn.execute("drop index if exists chunks_fts_gin")
+    t0 = time.perf_counter()
+    done = [0]
+    threads = [threading.Thread(target=_copy_chunks, args=(store.transport.url, docs, chunks, vecs,
+                                                           list(range(i, copies, 2)), noise, i, done))
+               for i in range(2)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        time.sleep(10)
+        print(f"  filled {done[0]:,} chunks in {time.perf_counter() - t0:.0f} s", flush=True)
+    fill_s = time.perf_counter() - t0
+    with store.transport.connection() as conn:
+        t = time.perf_counter()
+        conn.execute("set statement_timeout = 0")
+        conn.execute("set maintenance_work_mem = '2GB'")
+        conn.execute("create index chunks_fts_gin on chunks using gin (fts)")
+        gin_s = time.perf_counter() - t
+        conn.execute("vacuum analyze chunks")
+        conn.execute("analyze documents")
+    return {"copies": copies, "fill_s": round(fill_s, 1), "gin_build_s": round(gin_s, 1)}
+
+
+def _pg_rss_mb() -> float:
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() != "postgres":
+                continue
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def build_hnsw(store, m: int, efc: int) -> dict:
+    peak = [0.0]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _pg_rss_mb())
+            time.sleep(1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    with store.transport.connection() as conn:
+        conn.execute("set statement_timeout = 0")
+        conn.execute("drop index if exists chunks_embedding_hnsw")
+        conn.execute("set maintenance_work_mem = '8GB'")
+        conn.execute("set max_parallel_maintenance_workers = 1")
+        t = time.perf_counter()
+        conn.execute(f"create index chunks_embedding_hnsw on chunks using hnsw (embedding vector_cosine_ops) "
+                     f"with (m = {int(m)}, ef_construction = {int(efc)})")
+        build_s = time.perf_counter() - t
+        sizes = conn.execute("select pg_relation_size('chunks_embedding_hnsw'), pg_total_relation_size('chunks'), "
+                             "pg_relation_size('chunks_fts_gin'), (select count(*) from chunks)").fetchone()
+    stop.set()
+    return {"m": m, "ef_construction": efc, "build_s": round(build_s, 1), "peak_postgres_rss_mb": round(peak[0]),
+            "hnsw_mb": round(sizes[0] / 2**20), "chunks_total_mb": round(sizes[1] / 2**20),
+            "gin_mb": round(sizes[2] / 2**20), "chunks": sizes[3]}
+
+
+def questions(n: int) -> list[str]:
+    qs = []
+    for f in ("dev.jsonl", "financebench_dev.jsonl"):
+        p = SHARED / "eval" / f
+        if p.exists():
+            qs += [json.loads(line)["question"] for line in p.read_text().splitlines() if line.strip()]
+    return (qs * (n // max(1, len(qs)) + 1))[:n]
+
+
+def _pct(xs: list[float]) -> dict:
+    xs = sorted(xs)
+    return {"p50_ms": round(statistics.median(xs), 1), "p95_ms": round(xs[int(0.95 * (len(xs) - 1))], 1)}
+
+
+_EXACT: dict[int, list[int]] = {}
+
+
+def recall(store, qvecs: np.ndarray, ef: int) -> dict:
+    """The index's top 50 against the exact scan's (computed once per query, kept across ef_search values)."""
+    hits10, hits50, src10 = [], [], []
+    with store.transport.connection() as conn:
+        conn.execute("set statement_timeout = 0")
+        conn.execute(f"set hnsw.ef_search = {int(ef)}")
+        for i, q in enumerate(qvecs):
+            lit = "[" + ",".join(f"{x:.6f}" for x in q) + "]"
+            approx = conn.execute(_TOP.format(order="c.embedding <=> %s::vector"), (lit,)).fetchall()
+            if i not in _EXACT:
+                _EXACT[i] = conn.execute(_TOP.format(order="(c.embedding <=> %s::vector) + 0"), (lit,)).fetchall()
+            exact = _EXACT[i]
+            hits10.append(len({r[0] for r in approx[:10]} & {r[0] for r in exact[:10]}) / 10)
+            hits50.append(len({r[0] for r in approx} & {r[0] for r in exact}) / 50)
+            src10.append(len({r[1] for r in approx[:10]} & {r[1] for r in exact[:10]})
+                         / max(1, len({r[1] for r in exact[:10]})))
+    return {"recall@10": round(float(np.mean(hits10)), 3), "recall@50": round(float(np.mean(hits50)), 3),
+            "source_recall@10": round(float(np.mean(src10)), 3)}
+
+
+# a chunk's id, and its source (the original document and chunk it was copied from: copies are near-duplicates,
+# so which copy the index returns matters less than whether it returns the right passage)
+_TOP = ("select c.id, split_part(d.sha256, '-', 3) || ':' || c.chunk_index from chunks c "
+        "join documents d on d.id = c.document_id order by {order} limit 50")
+
+
+def set_ef(store, ef: int) -> None:
+    """match_chunks carries its own ef_search (a SET clause): change it there, for this benchmark store."""
+    with store.transport.connection() as conn:
+        for sig in conn.execute("select p.oid::regprocedure::text from pg_proc p where p.proname in "
+                                "('match_chunks', 'match_chunks_cosine')").fetchall():
+            conn.execute(f"alter function {sig[0]} set hnsw.ef_search = {int(ef)}")
+
+
+def latencies(store, settings, qs: list[str], embedder) -> dict:
+    from rag.retrieve.pipeline import retrieve
+
+    fn: list[float] = []
+    pipe: list[float] = []
+    for q in qs:
+        v = embedder.encode_query(q)
+        t = time.perf_counter()
+        store.match_chunks(v, q, match_count=10, candidate_count=50)
+        fn.append((time.perf_counter() - t) * 1000)
+    docs = store.list_documents()
+    for q in qs:
+        embedder._cache.clear()  # the pipeline embeds every question anew
+        t = time.perf_counter()
+        retrieve(store, embedder, q, settings.retrieval, documents=docs)
+        pipe.append((time.perf_counter() - t) * 1000)
+    t = time.perf_counter()
+    store.list_documents()
+    return {"hybrid_fn": _pct(fn), "pipeline": _pct(pipe), "list_documents_ms": round((time.perf_counter() - t) * 1000)}
+
+
+def old_function(store, path: Path) -> str:
+    """The match_chunks of an earlier migration, created beside the current one as match_chunks_before, so that
+    both are timed in the same run on the same store."""
+    import re
+
+    text = path.read_text()
+    body = text[text.index("create or replace function match_chunks("):text.index("$$;") + 3]
+    body = re.sub(r"function match_chunks\(", "function match_chunks_before(", body, count=1)
+    with store.transport.connection() as conn:
+        conn.execute(body)
+    return "match_chunks_before"
+
+
+def time_old(store, qs: list[str], embedder, name: str, limit_s: int = 30) -> dict:
+    """The old function on the first questions; a call stopped at `limit_s` counts as that long (a lower bound)."""
+    import psycopg
+
+    ms, stopped = [], 0
+    with store.transport.connection() as conn:
+        conn.execute(f"set statement_timeout = {limit_s * 1000}")
+        for q in qs:
+            lit = "[" + ",".join(f"{x:.6f}" for x in embedder.encode_query(q)) + "]"
+            t = time.perf_counter()
+            try:
+                conn.execute(f"select * from {name}(%s::vector, %s, 10, 50)", (lit, q)).fetchall()
+            except psycopg.errors.QueryCanceled:
+                stopped += 1
+            ms.append((time.perf_counter() - t) * 1000)
+    return {**_pct(ms), "queries": len(qs), "stopped_at_limit": stopped, "limit_s": limit_s}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=False)
+    ap.add_argument("--chunks", type=int, default=1_000_000)
+    ap.add_argument("--data-dir", default="/tmp/rag-scale")
+    ap.add_argument("--noise", type=float, default=0.45)
+    ap.add_argument("--m", type=int, default=16)
+    ap.add_argument("--ef-construction", type=int, default=64)
+    ap.add_argument("--ef", default="40,100,200")
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--recall-queries", type=int, default=20)
+    ap.add_argument("--before-queries", type=int, default=10)
+    ap.add_argument("--skip-build", action="store_true", help="keep the HNSW index already built")
+    ap.add_argument("--before", type=Path, default=ROOT / "sql/056_fn_match_chunks_exact_small.sql",
+                    help="the migration whose match_chunks is the baseline, timed in the same run")
+    ap.add_argument("--out", default=str(ROOT / "bench/results/scale.json"))
+    args = ap.parse_args()
+    from rag.embed import Embedder
+
+    store, settings = open_at(args.data_dir)
+    out: dict = {"args": vars(args)}
+    with store.transport.connection() as conn:
+        have = conn.execute("select count(*) from chunks").fetchone()[0]
+        if not conn.execute("select 1 from pg_indexes where indexname = 'chunks_fts_gin'").fetchone():
+            have = 0  # a fill that did not finish: start again
+    if have < args.chunks * 0.95:
+        docs, chunks, vecs = source_rows(args.source)
+        print(f"filling {args.data_dir} with {args.chunks:,} chunks from {len(chunks):,} of {args.source}", flush=True)
+        out["fill"] = fill(store, docs, chunks, vecs, args.chunks, args.noise)
+        print(out["fill"], flush=True)
+    if not args.skip_build:
+        out["hnsw"] = build_hnsw(store, args.m, args.ef_construction)
+        print(out["hnsw"], flush=True)
+    embedder = Embedder(settings.embedding).load()
+    qs = questions(args.queries)
+    qvecs = np.stack([embedder.encode_query(q) for q in qs[:args.recall_queries]])
+    set_ef(store, 200)
+    out["before"] = {"function": args.before.name, "ef_search": 200,
+                     **time_old(store, qs[:args.before_queries], embedder, old_function(store, args.before))}
+    print("before:", out["before"], flush=True)
+    out["runs"] = []
+    for ef in [int(x) for x in args.ef.split(",")]:
+        set_ef(store, ef)
+        row = {"ef_search": ef, **recall(store, qvecs, ef), **latencies(store, settings, qs, embedder)}
+        out["runs"].append(row)
+        print(row, flush=True)
+    print(f"\n{'ef_search':>9} {'recall@10':>9} {'recall@50':>9} {'fn p50':>7} {'fn p95':>7} {'pipe p50':>8} "
+          f"{'pipe p95':>8}")
+    for r in out["runs"]:
+        print(f"{r['ef_search']:>9} {r['recall@10']:>9} {r['recall@50']:>9} {r['hybrid_fn']['p50_ms']:>7} "
+              f"{r['hybrid_fn']['p95_ms']:>7} {r['pipeline']['p50_ms']:>8} {r['pipeline']['p95_ms']:>8}")
+    b = out["before"]
+    print(f"before ({b['function']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=1, default=str))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
