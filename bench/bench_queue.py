@@ -65,7 +65,8 @@ def drain(files: list[Path], kill: bool, workers: int) -> dict:
     for f in files:
         jobs.enqueue(store, f.read_bytes(), f.name, s)
     total_pages = _pages(files)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__THREADS": "1", "RAG_JOBS__HEARTBEAT_S": "2",
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__BACKEND": os.environ.get(
+               "RAG_EMBEDDING__BACKEND", "onnx-int8"), "RAG_EMBEDDING__THREADS": "1", "RAG_JOBS__HEARTBEAT_S": "2",
            "RAG_JOBS__STALLED_AFTER_S": "10"}
     t0 = time.perf_counter()
     procs = [_worker(s.db.data_dir, f"w{i + 1}", env) for i in range(workers)]

@@ -28,7 +28,8 @@ def both():
 
 def test_default_model_runs_int8_and_agrees_with_torch(both):
     torch_e, onnx_e = both
-    assert Embedder().backend == "onnx-int8"
+    assert Embedder().backend == "torch"  # the default until int8 answers as well (issue 16)
+    assert Embedder(EmbeddingSettings(backend="auto")).backend == "onnx-int8"
     a, b = torch_e.encode(TEXTS), onnx_e.encode(TEXTS)
     assert b.shape == (4, 384) and b.dtype == np.float32
     assert np.allclose(np.linalg.norm(b, axis=1), 1, atol=1e-5)
