@@ -6,8 +6,9 @@ like the rest of the store, and gives what a queue of uploads needs: locked fetc
 heartbeats with a query for the jobs of dead workers, retries, and its schema as plain SQL that our numbered
 migrations apply. (pgqueuer is younger, asyncpg-first, and would have needed the same wrapping.)
 
-The app enqueues with one SQL call (enqueue_ingest, 058): the file's bytes, its sha256 and a queued row whose insert
-defers the procrastinate job in the same transaction. A worker (`python -m rag worker`) takes the job, reads the file
+The app enqueues with one SQL call (enqueue_ingest, 058): the file's bytes, its sha256 and a queued row; workers
+turn queued rows into procrastinate jobs every poll (ingest_jobs_feed, 060: the app's role never touches the queue's
+tables, and no function of ours is SECURITY DEFINER). A worker (`python -m rag worker`) takes the job, reads the file
 from the row, ingests it into the uploader's workspace through the usual ingest_document() call (one transaction,
 so a worker killed mid-document leaves nothing written) and records progress on the row as it goes. A sweeper in
 every worker hands the jobs of workers whose heartbeat stopped back to the queue; a file a worker died on
@@ -173,10 +174,12 @@ def make_app(settings: Settings, runner: _Runner | None = None):
 
 
 async def _sweep(app, runner: _Runner, settings: Settings, stop: asyncio.Event) -> None:
-    """Hand the jobs of workers whose heartbeat stopped back to the queue, every few seconds."""
-    every = max(1.0, settings.jobs.heartbeat_s)
+    """Every poll: defer the newly queued rows, and hand the jobs of workers whose heartbeat stopped back to the
+    queue."""
+    every = max(0.5, settings.jobs.poll_s)
     while not stop.is_set():
         try:
+            runner.owner.admin_rpc("ingest_jobs_feed")  # queued rows become procrastinate jobs (060)
             for job in await app.job_manager.get_stalled_jobs(queue=QUEUE,
                                                               seconds_since_heartbeat=settings.jobs.stalled_after_s):
                 log.warning("job %s: its worker stopped; queued again", job.task_kwargs.get("job_id"))

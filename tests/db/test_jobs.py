@@ -88,7 +88,9 @@ def test_enqueue_refuses_bad_files_and_dedupes(empty, qsettings, pdfs, tmp_path)
                           qsettings)
     assert locked.job_id is None and "password" in locked.error
     assert list(_jobs(empty)) == ["acme.pdf"]
-    with empty.transport.connection() as conn:  # the queued row deferred exactly one procrastinate job
+    assert empty.admin_rpc("ingest_jobs_feed") == 1  # a worker's poll turns the queued row into one job, once
+    assert empty.admin_rpc("ingest_jobs_feed") == 0
+    with empty.transport.connection() as conn:
         assert conn.execute("select count(*) from procrastinate_jobs where queue_name = 'ingest'").fetchone()[0] == 1
 
 
