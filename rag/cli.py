@@ -78,8 +78,8 @@ def cmd_ingest(args) -> int:
                 bar.total = total
                 bar.n = done
                 bar.refresh()
-            else:
-                bar.set_postfix_str(f"embedding {done}/{total}")
+            else:  # "figures" (pages rendered) or "embedding" (texts embedded): they run side by side
+                bar.set_postfix_str(f"{stage} {done}/{total}")
 
         if not path.exists():
             from rag.ingest.pipeline import IngestResult
