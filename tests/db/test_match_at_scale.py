@@ -60,3 +60,31 @@ def test_a_question_of_common_words_only_still_fuses_both_sides(big):
                             candidate_count=50)
     assert len(hits) == 10 and hits[0].chunk_index == 5
     assert any(h.full_text_rank for h in hits)
+
+
+def _fts_plan(conn) -> str:
+    conn.execute("set local role rag_app")
+    conn.execute("set local enable_seqscan = off")  # a 32,000-row table could be read whole either way
+    assert conn.execute("select current_user").fetchone()[0] == "rag_app"
+    return "\n".join(r[0] for r in conn.execute(
+        "explain select id from chunks where fts @@ to_tsquery('simple', 'zebracorn')").fetchall())
+
+
+def test_the_full_text_index_serves_the_app_role_under_row_level_security(big):
+    # sql/061: the full-text match is LEAKPROOF (the embedded owner is a superuser), so the policy on chunks no longer
+    # keeps the planner off the GIN index, and the policy still filters what the index finds
+    with big.transport.connection() as conn:
+        with conn.transaction():
+            plan = _fts_plan(conn)
+            found = conn.execute("select chunk_index from chunks where fts @@ to_tsquery('simple', 'zebracorn')"
+                                 ).fetchall()
+        # as before 061 (rolled back): the table read whole, the match after the policy
+        with conn.transaction(force_rollback=True):
+            conn.execute("alter function pg_catalog.ts_match_vq(tsvector, tsquery) not leakproof")
+            before = _fts_plan(conn)
+    assert "Bitmap Index Scan on chunks_fts_gin" in plan and "SubPlan" in plan, plan
+    assert "Seq Scan on chunks" in before and "chunks_fts_gin" not in before, before
+    assert found == [(7777,)]
+    check = {r["check_name"]: r for r in big.doctor("all-MiniLM-L6-v2", 384)}
+    assert check["full-text index under row-level security"]["ok"]
+    assert check["full-text index under row-level security"]["detail"].startswith("used")
