@@ -112,6 +112,8 @@ class FactorSettings(BaseModel):
     first_chunk_other: float = Field(0.85, description="The first chunk otherwise: a cover page rarely answers.")
     early_position_bonus: float = Field(0.05, description="Up to this bonus for a chunk early in its document, where "
                                         "summaries and key figures tend to be.")
+    comparand_boost: float = Field(1.15, description="A comparison of named things (two models, two measures): "
+                                   "a chunk that names all of them, such as the results table with both rows.")
     text_rank_weight: float = Field(0.25, description="Relevance = cosine + this × full-text rank (0..1), so a short "
                                     "question fully matched by a long passage is not cut by a diluted cosine.")
     cross_encoder_chars: int = Field(2000, description="Characters of a chunk the cross-encoder reads: its window "

@@ -160,6 +160,18 @@ def table(c: Candidate, ctx: RerankContext) -> Factor:
     return 1.0, "no number wanted"
 
 
+def comparands(c: Candidate, ctx: RerankContext) -> Factor:
+    """A comparison of named things ("the Selector against GPT-4o"): the passage that names every one of them, such as
+    the results table with a row for each, says how they compare; one that names a single side only describes it."""
+    it = ctx.intent
+    if not it.compare or len(it.key_terms) < 2:
+        return 1.0, "not a comparison of named things"
+    named = [t for t in it.key_terms if re.search(rf"(?<![\w-]){re.escape(t)}(?!\w)", c.content, re.I)]
+    if len(named) == len(it.key_terms):
+        return ctx.cfg.factors.comparand_boost, "names every one compared: " + ", ".join(named)
+    return 1.0, f"names {len(named)} of the {len(it.key_terms)} compared"
+
+
 def heuristic(c: Candidate, ctx: RerankContext) -> Factor:
     """Very short or long chunks, the cover chunk, and a small bonus for early positions."""
     f, it = ctx.cfg.factors, ctx.intent

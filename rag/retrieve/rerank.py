@@ -27,14 +27,15 @@ def score(cands: list[Candidate], ctx: RerankContext) -> None:
         rec, rec_why = factors.recency(c, ctx)
         sec, sec_why = factors.section(c, ctx)
         tab, tab_why = factors.table(c, ctx)
+        cmp_, cmp_why = factors.comparands(c, ctx)
         heu, heu_why = factors.heuristic(c, ctx)
         norm = c.fused / top_fused
         c.factors = {"fused_norm": norm, "metadata": meta, "recency": rec, "section": sec, "table": tab,
-                     "heuristic": heu}
+                     "comparands": cmp_, "heuristic": heu}
         c.reasons = {"fused_norm": "fused SQL score over the pool's best", "metadata": meta_why, "recency": rec_why,
-                     "section": sec_why, "table": tab_why, "heuristic": heu_why}
+                     "section": sec_why, "table": tab_why, "comparands": cmp_why, "heuristic": heu_why}
         c.relevance = factors.relevance(c, ctx)
-        c.final = norm * meta * rec * sec * heu * tab if cfg.rerank else norm
+        c.final = norm * meta * rec * sec * tab * cmp_ * heu if cfg.rerank else norm
     if cfg.rerank:
         _cross_encode(cands, ctx.intent, cfg)
     top = max((c.final for c in cands), default=1.0) or 1.0

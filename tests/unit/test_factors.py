@@ -102,6 +102,20 @@ def test_heuristic_short_long_first_and_early_chunks():
     assert intro == pytest.approx(f.first_chunk_intro * (1 + f.early_position_bonus))
 
 
+def test_a_comparison_of_named_things_prefers_the_passage_naming_all_of_them():
+    f = RetrievalSettings().factors
+    paper = doc(1, company=None, doc_type="research paper")
+    ctx = context("How does the XYModel compare with GPT-4o on recall?", [paper])
+    both = "Method Precision Recall\nGPT-4o | 0.96 | 0.69\nXYModel-7b-Selector | 0.95 | 0.78"  # a row named after it
+    assert factors.comparands(cand(1, paper, content=both), ctx) == (
+        f.comparand_boost, "names every one compared: XYModel, GPT-4o")
+    assert factors.comparands(cand(2, paper, content="The XYModel crawler expands citations."), ctx) == (
+        1.0, "names 1 of the 2 compared")
+    assert factors.comparands(cand(3, paper, content="GPT-4omega and myXYModel"), ctx)[0] == 1.0  # not those names
+    one_named = context("What recall does GPT-4o reach?", [paper])
+    assert factors.comparands(cand(4, paper, content=both), one_named)[0] == 1.0
+
+
 def test_relevance_is_cosine_plus_a_share_of_text_rank():
     c = cand(1, cosine=0.4, text_rank=0.8)
     assert factors.relevance(c, context("net sales")) == pytest.approx(0.4 + 0.25 * 0.8)
@@ -114,11 +128,12 @@ def test_score_multiplies_the_factors_and_normalises_the_final_score():
     rerank.score(cs, ctx)
     assert max(c.final for c in cs) == 1.0
     for c in cs:
-        assert list(c.factors) == ["fused_norm", "metadata", "recency", "section", "table", "heuristic"]
+        assert list(c.factors) == ["fused_norm", "metadata", "recency", "section", "table", "comparands",
+                                   "heuristic"]
         assert set(c.reasons) == set(c.factors)
     a, b = cs
     prod = lambda c: c.factors["fused_norm"] * c.factors["metadata"] * c.factors["recency"] * \
-        c.factors["section"] * c.factors["heuristic"] * c.factors["table"]
+        c.factors["section"] * c.factors["heuristic"] * c.factors["table"] * c.factors["comparands"]
     assert b.final == pytest.approx(prod(b) / max(prod(a), prod(b)))
 
 
