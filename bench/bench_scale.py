@@ -9,7 +9,9 @@ ingestion); the HNSW and GIN indexes are built afterwards and timed.
 
 Reported: fill and index build time, peak RSS of the Postgres processes during the build, index and table sizes;
 for each ef_search: recall@10/@50 of the index against the exact scan, p50/p95 of the hybrid SQL function
-(match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions.
+(match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions, as the
+app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner), and the
+current one as the app's role with the full-text match not LEAKPROOF (as before sql/061).
 
 Usage: python bench/bench_scale.py --source /path/to/store [--chunks 1000000] [--data-dir DIR (kept; reused if
 filled)] [--m 16 --ef-construction 64] [--ef 40,100,200] [--out bench/results/scale.json]
@@ -263,6 +265,25 @@ def time_old(store, qs: list[str], embedder, name: str, limit_s: int = 30) -> di
     return {**_pct(ms), "queries": len(qs), "stopped_at_limit": stopped, "limit_s": limit_s}
 
 
+def time_fts_not_leakproof(store, qs: list[str], embedder) -> dict:
+    """The app's searches as before sql/061: the full-text match not LEAKPROOF, so under row-level security the GIN
+    index is not used (restored afterwards)."""
+    sig = "pg_catalog.ts_match_vq(tsvector, tsquery)"
+    with store.transport.connection() as conn:
+        conn.execute(f"alter function {sig} not leakproof")
+    try:
+        ms = []
+        for q in qs:
+            v = embedder.encode_query(q)
+            t = time.perf_counter()
+            store.match_chunks(v, q, match_count=10, candidate_count=50)
+            ms.append((time.perf_counter() - t) * 1000)
+    finally:
+        with store.transport.connection() as conn:
+            conn.execute(f"alter function {sig} leakproof")
+    return {**_pct(ms), "queries": len(qs)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=False)
@@ -296,6 +317,10 @@ def main() -> None:
     if not args.skip_build:
         out["hnsw"] = build_hnsw(store, args.m, args.ef_construction)
         print(out["hnsw"], flush=True)
+    earlier = json.loads(Path(args.out).read_text()) if Path(args.out).exists() else {}
+    for key in ("fill", "hnsw"):  # a reused store: its fill and build as the run that made them measured
+        if key not in out and key in earlier:
+            out[key] = {**earlier[key], "measured_by_an_earlier_run": True}
     embedder = Embedder(settings.embedding).load()
     qs = questions(args.queries)
     qvecs = np.stack([embedder.encode_query(q) for q in qs[:args.recall_queries]])
@@ -303,6 +328,9 @@ def main() -> None:
     out["before"] = {"function": args.before.name, "ef_search": 200,
                      **time_old(store, qs[:args.before_queries], embedder, old_function(store, args.before))}
     print("before:", out["before"], flush=True)
+    out["before_061"] = {"ef_search": 200, "role": store.transport.app_role,
+                         **time_fts_not_leakproof(store, qs[:args.before_queries], embedder)}
+    print("as the app's role, full-text match not leakproof (before sql/061):", out["before_061"], flush=True)
     out["runs"] = []
     for ef in [int(x) for x in args.ef.split(",")]:
         set_ef(store, ef)
@@ -316,6 +344,8 @@ def main() -> None:
               f"{r['hybrid_fn']['p95_ms']:>7} {r['pipeline']['p50_ms']:>8} {r['pipeline']['p95_ms']:>8}")
     b = out["before"]
     print(f"before ({b['function']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
+    b = out["before_061"]
+    print(f"before sql/061 (as {b['role']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1, default=str))
     print(f"wrote {args.out}")
