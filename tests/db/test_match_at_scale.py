@@ -88,3 +88,15 @@ def test_the_full_text_index_serves_the_app_role_under_row_level_security(big):
     check = {r["check_name"]: r for r in big.doctor("all-MiniLM-L6-v2", 384)}
     assert check["full-text index under row-level security"]["ok"]
     assert check["full-text index under row-level security"]["detail"].startswith("used")
+
+
+def test_terms_missing_uses_the_full_text_index_for_the_app_role(big):
+    # sql/064: each term's query is a value, so under row-level security the GIN index finds it (019 read every
+    # chunk for a term absent from the library); a phrase, a term of another document list, an empty term
+    doc = big.list_documents()[0].document_id
+    assert big.terms_missing(["zebracorn", "DocVQA", "segment 5", "Segment 96 revenue", "the"], None) == [
+        "DocVQA", "Segment 96 revenue"]
+    assert big.terms_missing(["zebracorn", "DocVQA"], [doc]) == ["DocVQA"]
+    assert big.terms_missing(["zebracorn"], [doc + 1000]) == ["zebracorn"]
+    assert big.terms_missing([], None) == []
+    assert big.transport.app_role == "rag_app"  # the store's calls ran as the app's role
