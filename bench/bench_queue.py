@@ -4,7 +4,7 @@ Two workers (`python -m rag worker`, one core each) drain the queue; with --kill
 once a third of the pages are done and a replacement starts at once (what a supervisor does), so two workers keep
 running. At the end it checks that nothing was lost or doubled: every job done, one document per file, the
 stored chunks equal to the sum of the jobs' chunks, and the killed job retried. Baseline in the same run: the
-old path (`rag ingest`, torch, stages in turn, one process) on the first --baseline files.
+old path (`rag ingest`, torch fp32, stages in turn, one process) on the first --baseline files.
 
 Usage: python bench/bench_queue.py [--files 20] [--kill] [--baseline 3] [--out bench/results/queue.json]
 """
@@ -12,6 +12,7 @@ Usage: python bench/bench_queue.py [--files 20] [--kill] [--baseline 3] [--out b
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -23,6 +24,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+import bench_ingest  # noqa: E402  (its cpu_name)
+
 SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
 FOLDER = SHARED / "corpus/financebench-dev"
 
@@ -62,12 +66,13 @@ def drain(files: list[Path], kill: bool, workers: int) -> dict:
     s = Settings()
     s.db.data_dir = tmp / "store"
     store = open_store(s)
-    for f in files:
+    for f in files:  # every file, copies too: a copy queued again is the same job
         jobs.enqueue(store, f.read_bytes(), f.name, s)
-    total_pages = _pages(files)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__BACKEND": os.environ.get(
-               "RAG_EMBEDDING__BACKEND", "onnx-int8"), "RAG_EMBEDDING__THREADS": "1", "RAG_JOBS__HEARTBEAT_S": "2",
-           "RAG_JOBS__STALLED_AFTER_S": "10"}
+    distinct = list({hashlib.sha256(f.read_bytes()).hexdigest(): f for f in files}.values())
+    total_pages = _pages(distinct)
+    threads = max(1, (os.cpu_count() or 1) // workers)  # each worker its share of the cores
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__THREADS": str(threads),
+           "RAG_JOBS__HEARTBEAT_S": "2", "RAG_JOBS__STALLED_AFTER_S": "10"}  # embedding: the default settings
     t0 = time.perf_counter()
     procs = [_worker(s.db.data_dir, f"w{i + 1}", env) for i in range(workers)]
     killed_at = None
@@ -82,7 +87,7 @@ def drain(files: list[Path], kill: bool, workers: int) -> dict:
                 killed_at = {"seconds": round(time.perf_counter() - t0, 1), "jobs_running": len(running)}
                 procs[0].wait()
                 procs[0] = _worker(s.db.data_dir, "w1-replacement", env)
-        if len(ended) == len(files):
+        if len(ended) == len(distinct):
             break
         time.sleep(1)
     seconds = time.perf_counter() - t0
@@ -94,7 +99,10 @@ def drain(files: list[Path], kill: bool, workers: int) -> dict:
     with store.transport.connection() as conn:
         stored_chunks = conn.execute("select count(*) from chunks").fetchone()[0]
         docs = conn.execute("select count(*), count(distinct sha256) from documents").fetchone()
-    out = {"files": len(files), "pages": total_pages, "workers": workers, "seconds": round(seconds, 1),
+        labels = ", ".join(r[0] or "?" for r in conn.execute(  # as each worker recorded it on its documents
+            "select distinct meta->>'embedding_backend' from documents order by 1"))
+    out = {"files": len(files), "distinct_files": len(distinct), "pages": total_pages, "workers": workers,
+           "threads_each": threads, "embedding": labels, "seconds": round(seconds, 1),
            "pages_per_s": round(total_pages / seconds, 1), "killed": killed_at,
            "done": sum(r["status"] == "done" for r in rows), "failed": [r["error"] for r in rows if r["error"]],
            "retried": sum(r["attempts"] > 1 for r in rows), "documents": docs[0], "distinct_sha256": docs[1],
@@ -105,9 +113,10 @@ def drain(files: list[Path], kill: bool, workers: int) -> dict:
 
 
 def baseline(files: list[Path]) -> dict:
-    """The old path on the same kind of files: one `rag ingest` process, torch, stages in turn."""
+    """The old path on the same kind of files: one `rag ingest` process, torch fp32, stages in turn."""
     with tempfile.TemporaryDirectory() as d:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__BACKEND": "torch", "RAG_INGEST__OVERLAP": "false"}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "RAG_EMBEDDING__BACKEND": "torch",
+               "RAG_EMBEDDING__PRECISION": "fp32", "RAG_INGEST__OVERLAP": "false"}
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "rag", "--data-dir", d, "ingest", *map(str, files)], cwd=ROOT, env=env,
                        capture_output=True, check=True)
@@ -129,18 +138,21 @@ def main() -> None:
     old = baseline(files[: args.baseline]) if args.baseline else None
     print(f"{'path':<34} {'files':>5} {'pages':>6} {'seconds':>8} {'pages/s':>8}")
     if old:
-        print(f"{'old: rag ingest (torch, in turn)':<34} {old['files']:>5} {old['pages']:>6} {old['seconds']:>8} "
+        print(f"{'old: rag ingest (fp32, in turn)':<34} {old['files']:>5} {old['pages']:>6} {old['seconds']:>8} "
               f"{old['pages_per_s']:>8}")
     print(f"{f'new: {args.workers} workers, queue':<34} {new['files']:>5} {new['pages']:>6} {new['seconds']:>8} "
           f"{new['pages_per_s']:>8}")
     if old:
         print(f"ratio (pages/s): {new['pages_per_s'] / old['pages_per_s']:.2f}x")
     print(f"100 FinanceBench filings (18,001 pages) at this rate: {18001 / new['pages_per_s'] / 60:.1f} min")
-    print(f"killed: {new['killed']}; done {new['done']}/{new['files']}, retried {new['retried']}, documents "
+    print(f"embedding: {new['embedding']}, {new['threads_each']} thread(s) per worker; {bench_ingest.cpu_name()}")
+    print(f"{new['files']} files queued, {new['distinct_files']} distinct (a byte-identical copy is one job)")
+    print(f"killed: {new['killed']}; done {new['done']}/{new['distinct_files']}, retried {new['retried']}, documents "
           f"{new['documents']} ({new['distinct_sha256']} distinct), chunks stored {new['stored_chunks']} = "
           f"jobs' {new['jobs_chunks']}, failures {new['failed']}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"new": new, "old": old, "args": vars(args)}, indent=1))
+    Path(args.out).write_text(json.dumps({"new": new, "old": old, "cpu": bench_ingest.cpu_name(), "args": vars(args)},
+                                         indent=1))
     print(f"wrote {args.out}")
 
 

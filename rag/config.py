@@ -43,10 +43,15 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = Field(32, description="Texts per encode() call.")
     device: str = Field("cpu", description="torch device.")
     backend: Literal["auto", "onnx-int8", "torch"] = Field(
-        "torch", description="torch: sentence-transformers (the default until int8 answers as well on papers); "
-        "onnx-int8 (or auto, for the default model): int8 ONNX on onnxruntime, built once from the shipped weights, "
-        "2.2x faster; auto gives any other model torch.")
-    threads: int = Field(0, description="onnxruntime threads for embedding (0: one per core).")
+        "torch", description="torch: sentence-transformers, in bf16 where the CPU multiplies bf16 natively (see "
+        "precision); onnx-int8 (or auto, for the default model): int8 ONNX on onnxruntime, built once from the "
+        "shipped weights, 1.6-2.2x fp32 torch; auto gives any other model torch.")
+    threads: int = Field(0, description="Threads for embedding, torch's or onnxruntime's (0: torch's default, and "
+                         "one per core for onnxruntime); `rag worker --concurrency N` gives each process cores / N.")
+    precision: Literal["auto", "fp32", "bf16"] = Field(
+        "auto", description="torch on the CPU: bf16 weights where the CPU multiplies bf16 natively (AMX or AVX-512 "
+        "BF16: about 3x fp32, vectors at cosine 0.9999 to fp32), checked against fp32 on probe passages when the "
+        "model loads; fp32 elsewhere. fp32 or bf16 force one.")
 
 
 class ChunkingSettings(BaseModel):

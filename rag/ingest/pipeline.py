@@ -316,7 +316,7 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
         assign_by_content(chunks, vecs[: len(chunks)], embedder)
     tokens = embedder.count_tokens([c.text for c in chunks])
     doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
-    doc_row["meta"]["embedding_backend"] = getattr(embedder, "backend", "torch")  # int8 ONNX or torch: same space
+    doc_row["meta"]["embedding_backend"] = embedder.label  # torch fp32 / bf16 or int8 ONNX: one vector space
     table_facts = factmod.extract_facts(factmod.lines_of_units(chunks),
                                         factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
     _check_time(t0, settings, "after embedding, before writing")
