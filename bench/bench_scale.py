@@ -10,8 +10,8 @@ ingestion); the HNSW and GIN indexes are built afterwards and timed.
 Reported: fill and index build time, peak RSS of the Postgres processes during the build, index and table sizes;
 for each ef_search: recall@10/@50 of the index against the exact scan, p50/p95 of the hybrid SQL function
 (match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions, as the
-app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner), and the
-current one as the app's role with the full-text match not LEAKPROOF (as before sql/061).
+app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner), and
+sql/063's as the app's role (its full-text match reads chunks.fts; sql/068 reads chunk_lexemes).
 
 Usage: python bench/bench_scale.py --source /path/to/store [--chunks 1000000] [--data-dir DIR (kept; reused if
 filled)] [--m 16 --ef-construction 64] [--ef 40,100,200] [--out bench/results/scale.json]
@@ -234,17 +234,17 @@ def latencies(store, settings, qs: list[str], embedder) -> dict:
     return {"hybrid_fn": _pct(fn), "pipeline": _pct(pipe), "list_documents_ms": round((time.perf_counter() - t) * 1000)}
 
 
-def old_function(store, path: Path) -> str:
-    """The match_chunks of an earlier migration, created beside the current one as match_chunks_before, so that
-    both are timed in the same run on the same store."""
+def old_function(store, path: Path, name: str = "match_chunks_before") -> str:
+    """The match_chunks of an earlier migration, created beside the current one as `name`, so that both are timed
+    in the same run on the same store."""
     import re
 
     text = path.read_text()
     body = text[text.index("create or replace function match_chunks("):text.index("$$;") + 3]
-    body = re.sub(r"function match_chunks\(", "function match_chunks_before(", body, count=1)
+    body = re.sub(r"function match_chunks\(", f"function {name}(", body, count=1)
     with store.transport.connection() as conn:
         conn.execute(body)
-    return "match_chunks_before"
+    return name
 
 
 def time_old(store, qs: list[str], embedder, name: str, limit_s: int = 30) -> dict:
@@ -265,23 +265,21 @@ def time_old(store, qs: list[str], embedder, name: str, limit_s: int = 30) -> di
     return {**_pct(ms), "queries": len(qs), "stopped_at_limit": stopped, "limit_s": limit_s}
 
 
-def time_fts_not_leakproof(store, qs: list[str], embedder) -> dict:
-    """The app's searches as before sql/061: the full-text match not LEAKPROOF, so under row-level security the GIN
-    index is not used (restored afterwards)."""
-    sig = "pg_catalog.ts_match_vq(tsvector, tsquery)"
+def time_as_app(store, qs: list[str], embedder, name: str) -> dict:
+    """A function named `name` (an earlier migration's match_chunks, see old_function) as the app's role, under
+    row-level security, on the same questions."""
+    ms = []
+    role = store.transport.app_role
     with store.transport.connection() as conn:
-        conn.execute(f"alter function {sig} not leakproof")
-    try:
-        ms = []
+        conn.execute(f"grant execute on function {name} to {role}")
         for q in qs:
-            v = embedder.encode_query(q)
-            t = time.perf_counter()
-            store.match_chunks(v, q, match_count=10, candidate_count=50)
-            ms.append((time.perf_counter() - t) * 1000)
-    finally:
-        with store.transport.connection() as conn:
-            conn.execute(f"alter function {sig} leakproof")
-    return {**_pct(ms), "queries": len(qs)}
+            lit = "[" + ",".join(f"{x:.6f}" for x in embedder.encode_query(q)) + "]"
+            with conn.transaction():
+                conn.execute(f"set local role {role}")
+                t = time.perf_counter()
+                conn.execute(f"select * from {name}(%s::vector, %s, 10, 50)", (lit, q)).fetchall()
+                ms.append((time.perf_counter() - t) * 1000)
+    return {**_pct(ms), "queries": len(qs), "role": role}
 
 
 def main() -> None:
@@ -328,9 +326,11 @@ def main() -> None:
     out["before"] = {"function": args.before.name, "ef_search": 200,
                      **time_old(store, qs[:args.before_queries], embedder, old_function(store, args.before))}
     print("before:", out["before"], flush=True)
-    out["before_061"] = {"ef_search": 200, "role": store.transport.app_role,
-                         **time_fts_not_leakproof(store, qs[:args.before_queries], embedder)}
-    print("as the app's role, full-text match not leakproof (before sql/061):", out["before_061"], flush=True)
+    out["before_068"] = {"function": "063_fn_match_chunks_pool_by_id.sql", "ef_search": 200,
+                         **time_as_app(store, qs[:args.before_queries], embedder,
+                                       old_function(store, ROOT / "sql/063_fn_match_chunks_pool_by_id.sql",
+                                                    "match_chunks_063"))}
+    print("as the app's role, the full-text match on chunks.fts (063, before sql/068):", out["before_068"], flush=True)
     out["runs"] = []
     for ef in [int(x) for x in args.ef.split(",")]:
         set_ef(store, ef)
@@ -344,8 +344,9 @@ def main() -> None:
               f"{r['hybrid_fn']['p95_ms']:>7} {r['pipeline']['p50_ms']:>8} {r['pipeline']['p95_ms']:>8}")
     b = out["before"]
     print(f"before ({b['function']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
-    b = out["before_061"]
-    print(f"before sql/061 (as {b['role']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
+    b = out["before_068"]
+    print(f"before sql/068 ({b['function']} as {b['role']}, ef_search 200): function p50 {b['p50_ms']} ms, "
+          f"p95 {b['p95_ms']} ms")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1, default=str))
     print(f"wrote {args.out}")

@@ -96,3 +96,64 @@ def test_terms_missing_finds_terms_phrases_and_respects_the_document_list(big):
     assert big.terms_missing(["zebracorn"], [doc + 1000]) == ["zebracorn"]
     assert big.terms_missing([], None) == []
     assert big.transport.app_role == "rag_app"  # the store's calls ran as the app's role
+
+
+
+def _lit(store, chunk_index: int) -> str:
+    return "[" + ",".join(f"{x:.6f}" for x in _vec(store, chunk_index)) + "]"
+
+
+def _owner_and_app(store, vec: str, question: str) -> tuple[list, list]:
+    sql = "select chunk_index, full_text_rank from match_chunks(%s::vector, %s, 20, 50) order by chunk_index"
+    with store.transport.connection() as conn:
+        owner = conn.execute(sql, (vec, question)).fetchall()
+        with conn.transaction():
+            conn.execute("set local role rag_app")
+            assert conn.execute("select row_security_active('public.chunks')").fetchone()[0]
+            app = conn.execute(sql, (vec, question)).fetchall()
+    return owner, app
+
+
+@pytest.mark.parametrize("question", ["zebracorn revenue growth margin", "segment 5 zebracorn", "qwxzv"])
+def test_the_app_role_matches_on_chunk_lexemes_with_the_owners_results(big, question):
+    # sql/068: under row-level security the match reads chunk_lexemes (no TOAST fetch per row) and checks the ids it
+    # finds on chunks.fts; the owner keeps the GIN path. The same chunks come back either way.
+    owner, app = _owner_and_app(big, _lit(big, 42), question)
+    assert app == owner
+    if question.startswith("zebracorn"):
+        assert dict(app)[7777]  # found by the full-text side
+
+
+@pytest.fixture(scope="module")
+def phrases(tmp_path_factory):
+    """300 chunks that all hold 'alpha' and 'beta' (too common to be selective, so the query keeps its phrases):
+    next to each other in the even ones, apart in the odd ones."""
+    from rag.config import Settings
+    from rag.store import open_store
+
+    s = Settings()
+    s.db.data_dir = tmp_path_factory.mktemp("phrases")
+    st = open_store(s)
+    with st.transport.connection() as conn:
+        doc = conn.execute("insert into documents (file_name, sha256, page_count, embedding_model, doc_type) "
+                           "values ('p.pdf', 'p', 1, 'all-MiniLM-L6-v2', '10-K') returning id").fetchone()[0]
+        conn.execute("""insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count,
+                                            embedding)
+                        select %s, i, 1, 1, case when i %% 2 = 0 then 'alpha beta gamma' else 'beta gamma alpha' end,
+                               3, (select ('[' || string_agg((random() - 0.5)::text, ',') || ']')::vector
+                                     from generate_series(1, 384) where i >= 0)
+                          from generate_series(0, 299) i""", (doc,))
+        conn.execute("analyze chunks")
+    yield st
+    st.close()
+
+
+@pytest.mark.parametrize("question", ['"alpha beta"', 'gamma -"alpha beta"'])
+def test_phrases_are_widened_on_the_lexemes_and_narrowed_again(phrases, question):
+    # no positions in chunk_lexemes: a phrase is looked for as all its words, then checked on chunks.fts; a negated
+    # phrase takes the old path. Owner (GIN) and app role (lexemes) find the same chunks.
+    owner, app = _owner_and_app(phrases, _lit(phrases, 0), question)
+    assert app == owner
+    ranked = [i for i, rank in app if rank]
+    if question == '"alpha beta"':
+        assert ranked and all(i % 2 == 0 for i in ranked)

@@ -85,3 +85,31 @@ def test_new_documents_take_the_callers_workspace(clean_store):
         conn.execute("""select set_config('request.jwt.claims', '{"workspace": "team-d"}', true)""")
         conn.execute("insert into documents (file_name, sha256, page_count, embedding_model) values ('v.pdf', 'v', 1, 'm')")
         assert conn.execute("select workspace from documents where sha256 = 'v'").fetchone()[0] == "team-d"
+
+
+def test_chunk_lexemes_follow_the_chunks_and_their_policies(two_workspaces):
+    # sql/067: the narrow copy of the chunks' lexemes that match_chunks reads under row-level security (068) is kept
+    # by a trigger, deleted with its chunks, and shown to each role exactly as the chunks are
+    s = two_workspaces
+    with s.transport.connection() as conn:
+        counts = "select (select count(*) from chunks), (select count(*) from chunk_lexemes)"
+        n_chunks, n_lex = conn.execute(counts).fetchone()
+        assert n_chunks > 0 and n_lex == n_chunks
+        assert conn.execute("select bool_and(l.lexemes = strip(c.fts)) from chunk_lexemes l "
+                            "join chunks c on c.id = l.chunk_id").fetchone()[0]
+        a_doc, b_doc = (conn.execute("select id from documents where workspace = %s", (w,)).fetchone()[0]
+                        for w in ("team-a", "team-b"))
+        assert not conn.execute("select has_table_privilege('rag_reader', 'chunk_lexemes', 'select')").fetchone()[0]
+    q = "select count(*) from chunk_lexemes where document_id = %s"
+    for role in ("authenticated", "rag_app"):
+        assert _as(s, role, q, (a_doc,), claims='{"workspace": "team-b"}')[0][0] == 0
+        assert _as(s, role, q, (b_doc,), claims='{"workspace": "team-b"}')[0][0] > 0
+        assert _as(s, role, q, (a_doc,), claims='{"workspace": "team-a"}')[0][0] > 0
+    assert _as(s, "anon", q, (a_doc,))[0][0] == 0
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        _as(s, "authenticated", "insert into chunk_lexemes values (0, %s, '')", (a_doc,),
+            claims='{"workspace": "team-a"}')
+    with s.transport.connection() as conn:
+        conn.execute("delete from documents where id = %s", (a_doc,))
+        n_chunks, n_lex = conn.execute(counts).fetchone()
+    assert n_lex == n_chunks
