@@ -157,3 +157,21 @@ def test_phrases_are_widened_on_the_lexemes_and_narrowed_again(phrases, question
     ranked = [i for i, rank in app if rank]
     if question == '"alpha beta"':
         assert ranked and all(i % 2 == 0 for i in ranked)
+
+
+@pytest.mark.parametrize("terms", [["alpha beta"], ["beta alpha"], ["gamma alpha"], ["alpha"], ["delta"],
+                                   ["alpha delta"], ["beta gamma alpha", "alpha beta gamma"]])
+def test_terms_missing_on_the_lexemes_agrees_with_the_owners_path(phrases, terms):
+    # sql/069: under row-level security each term is looked for in chunk_lexemes (no TOAST fetch per row); a phrase
+    # as all its words, then checked on chunks.fts until a chunk holds it. The owner keeps the GIN path: both answer
+    # alike ('alpha beta' is adjacent in the even chunks, 'beta alpha' in none, 'gamma alpha' in the odd ones)
+    sql = "select term from terms_missing(%s, null)"
+    with phrases.transport.connection() as conn:
+        owner = conn.execute(sql, (terms,)).fetchall()
+        with conn.transaction():
+            conn.execute("set local role rag_app")
+            assert conn.execute("select row_security_active('public.chunks')").fetchone()[0]
+            app = conn.execute(sql, (terms,)).fetchall()
+    assert app == owner
+    expected = {"beta alpha", "delta", "alpha delta"} & set(terms)
+    assert {t for (t,) in app} == expected
