@@ -175,3 +175,54 @@ def test_terms_missing_on_the_lexemes_agrees_with_the_owners_path(phrases, terms
     assert app == owner
     expected = {"beta alpha", "delta", "alpha delta"} & set(terms)
     assert {t for (t,) in app} == expected
+
+
+@pytest.fixture
+def team_doc(big):
+    """A document of team-a in the big library, three chunks holding a word nobody else has; removed afterwards
+    (the other tests compare the owner, who sees every workspace, with the app's role)."""
+    with big.transport.connection() as conn:
+        doc = conn.execute("insert into documents (file_name, sha256, page_count, embedding_model, doc_type, "
+                           "workspace) values ('a.pdf', 'team-a-doc', 1, 'all-MiniLM-L6-v2', '10-K', 'team-a') "
+                           "returning id").fetchone()[0]
+        conn.execute("""insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count,
+                                            embedding)
+                        select %s, i, 1, 1, 'quokkaline orbit revenue growth', 4,
+                               (select embedding from chunks where chunk_index = 42 limit 1)
+                          from generate_series(0, 2) i""", (doc,))
+    yield doc
+    with big.transport.connection() as conn:
+        conn.execute("delete from documents where id = %s", (doc,))
+
+
+def _as_team(store, team: str, sql: str, params=()) -> list:
+    with store.transport.connection() as conn, conn.transaction():
+        conn.execute("select set_config('rag.workspace', %s, true)", (team,))
+        conn.execute("set local role rag_app")
+        assert conn.execute("select current_workspace()").fetchone()[0] == team
+        return conn.execute(sql, params).fetchall()
+
+
+def test_the_postings_lookup_stays_in_the_callers_workspace(big, team_doc):
+    # sql/070: under row-level security the lookup is an index scan whose condition holds the policy's workspaces
+    # with the lexeme (both leakproof equalities): a team never reads another team's postings, found or not
+    sql = "select document_id from chunk_postings where lexeme = any(array['quokkalin'])"
+    plan = "\n".join(r[0] for r in _as_team(big, "team-b", "explain " + sql))
+    cond = next(line for line in plan.splitlines() if "Index Cond" in line)
+    assert "workspace" in cond and "lexeme" in cond, plan
+    assert _as_team(big, "team-b", sql) == []
+    assert _as_team(big, "team-a", sql) == [(team_doc,)]
+
+
+def test_at_scale_the_app_role_finds_its_own_teams_words_and_never_anothers(big, team_doc):
+    # sql/071 and 072 at more than 30,000 chunks, as the app's role: the full-text candidates and the coverage check
+    # come from the postings of the caller's workspace and the shared one
+    match = ("select document_id, full_text_rank from match_chunks(%s::vector, 'quokkaline revenue', 10, 50) "
+             "where document_id = %s")
+    missing = "select term from terms_missing(array['quokkaline', 'quokkaline orbit', 'orbit quokkaline'], null)"
+    vec = _lit(big, 42)
+    assert _as_team(big, "team-b", match, (vec, team_doc)) == []
+    assert _as_team(big, "team-b", missing) == [("quokkaline",), ("quokkaline orbit",), ("orbit quokkaline",)]
+    found = _as_team(big, "team-a", match, (vec, team_doc))
+    assert len(found) == 3 and {r[1] for r in found} == {1, 2, 3}
+    assert _as_team(big, "team-a", missing) == [("orbit quokkaline",)]

@@ -113,3 +113,43 @@ def test_chunk_lexemes_follow_the_chunks_and_their_policies(two_workspaces):
         conn.execute("delete from documents where id = %s", (a_doc,))
         n_chunks, n_lex = conn.execute(counts).fetchone()
     assert n_lex == n_chunks
+
+
+def test_chunk_postings_follow_the_chunks_and_their_workspace(two_workspaces):
+    # sql/070: the inverted index that match_chunks and terms_missing use under row-level security at scale (071,
+    # 072) holds exactly the chunks' lexemes, under the document's workspace (rewritten when the owner moves a
+    # document, as the fixture did), and each role reads only the shared postings and its own workspace's
+    s = two_workspaces
+    postings = "select document_id, lexeme, unnest(chunk_ids) from chunk_postings"
+    lexemes = "select c.document_id, l, c.id from chunks c, unnest(tsvector_to_array(c.fts)) l"
+    with s.transport.connection() as conn:
+        for a, b in ((postings, lexemes), (lexemes, postings)):
+            assert conn.execute(f"select count(*) from ({a} except {b}) x").fetchone()[0] == 0
+        assert conn.execute("select count(*) from chunk_postings p join documents d on d.id = p.document_id "
+                            "where p.workspace <> coalesce(d.workspace, '')").fetchone()[0] == 0
+        a_doc, b_doc = (conn.execute("select id from documents where workspace = %s", (w,)).fetchone()[0]
+                        for w in ("team-a", "team-b"))
+        shared = conn.execute("select id from documents where workspace is null").fetchone()[0]
+        assert not conn.execute("select has_table_privilege('rag_reader', 'chunk_postings', 'select')").fetchone()[0]
+    q = "select count(*) from chunk_postings where document_id = %s"
+    for role in ("authenticated", "rag_app"):
+        assert _as(s, role, q, (a_doc,), claims='{"workspace": "team-b"}')[0][0] == 0
+        assert _as(s, role, q, (b_doc,), claims='{"workspace": "team-b"}')[0][0] > 0
+        assert _as(s, role, q, (shared,), claims='{"workspace": "team-b"}')[0][0] > 0
+        assert _as(s, role, q, (a_doc,), claims='{"workspace": "team-a"}')[0][0] > 0
+    assert _as(s, "anon", q, (a_doc,))[0][0] == 0 and _as(s, "anon", q, (shared,))[0][0] > 0
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        _as(s, "authenticated", "insert into chunk_postings values ('team-a', 'x', %s, '{1}')", (a_doc,),
+            claims='{"workspace": "team-a"}')
+    for row in (("team-a", a_doc), ("team-b", a_doc), ("", shared)):  # another team's, or the shared documents
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            _as(s, "rag_app", "insert into chunk_postings values (%s, 'x', %s, '{1}')", row,
+                claims='{"workspace": "team-b"}')
+    with s.transport.connection() as conn:
+        conn.execute("update documents set workspace = 'team-c' where id = %s", (b_doc,))
+        assert conn.execute("select array_agg(distinct workspace) from chunk_postings where document_id = %s",
+                            (b_doc,)).fetchone()[0] == ["team-c"]
+    assert _as(s, "rag_app", q, (b_doc,), claims='{"workspace": "team-b"}')[0][0] == 0
+    with s.transport.connection() as conn:
+        conn.execute("delete from documents where id = %s", (a_doc,))
+        assert conn.execute(q, (a_doc,)).fetchone()[0] == 0

@@ -1,0 +1,121 @@
+-- chunk_postings: for each workspace, lexeme and document, the ids of the document's chunks that hold the lexeme;
+-- an inverted index that callers under row-level security can use, so that at a million chunks their full-text
+-- match reads only the postings of its terms instead of every visible row (067/068 read ~1 GB of lexemes per
+-- question: 0.5-0.6 s as rag_app, bench/bench_scale.py).
+-- Why this can use an index where chunks.fts cannot (065): Postgres may put a qual into an index scan under
+-- row-level security only when its operator is LEAKPROOF. `@@` is not (and 065 keeps it so), but text equality
+-- is, so `lexeme = any(terms)` may be an index condition. The policy is on the row's own workspace column, also an
+-- equality, so it is an index condition too, and the key starts with it: a caller's lookup descends into its own
+-- workspace's part of the index and the shared part ('') and never reads another team's postings. What one team
+-- asks for takes the same path whatever another team's documents hold. No SECURITY DEFINER, no LEAKPROOF change.
+-- workspace is the document's (null, the shared documents -> ''), copied when the postings are written and rewritten
+-- when a document moves (only the owner and service_role can move one: rag_app's policy keeps a document in its
+-- workspace). A document whose workspace is '' is visible to no caller under row-level security; it has no postings.
+-- Kept by a statement trigger on chunks (chunks' content never changes after insert); a document's delete cascades.
+create table if not exists chunk_postings (
+    workspace   text collate "C" not null,
+    lexeme      text collate "C" not null,
+    document_id bigint not null references documents (id) on delete cascade,
+    chunk_ids   bigint[] not null,
+    primary key (workspace, lexeme, document_id)
+);
+create index if not exists chunk_postings_document on chunk_postings (document_id);
+
+insert into chunk_postings (workspace, lexeme, document_id, chunk_ids)
+select coalesce(d.workspace, ''), l.lexeme, c.document_id, array_agg(c.id order by c.id)
+  from chunks c
+  join documents d on d.id = c.document_id
+ cross join lateral unnest(tsvector_to_array(c.fts)) l(lexeme)
+ where d.workspace is null or d.workspace <> ''
+ group by 1, 2, 3
+    on conflict do nothing;
+
+create or replace function chunk_postings_after_insert()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    insert into chunk_postings as p (workspace, lexeme, document_id, chunk_ids)
+    select coalesce(d.workspace, ''), l.lexeme, n.document_id, array_agg(n.id order by n.id)
+      from new_rows n
+      join documents d on d.id = n.document_id
+     cross join lateral unnest(tsvector_to_array(n.fts)) l(lexeme)
+     where d.workspace is null or d.workspace <> ''
+     group by 1, 2, 3
+        on conflict (workspace, lexeme, document_id) do update set chunk_ids = p.chunk_ids || excluded.chunk_ids;
+    return null;
+end;
+$$;
+revoke execute on function chunk_postings_after_insert() from public;
+
+drop trigger if exists chunks_postings_insert on chunks;
+create trigger chunks_postings_insert after insert on chunks
+    referencing new table as new_rows for each statement execute function chunk_postings_after_insert();
+
+create or replace function chunk_postings_after_move()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    delete from chunk_postings where document_id = new.id;
+    if new.workspace is null or new.workspace <> '' then
+        insert into chunk_postings (workspace, lexeme, document_id, chunk_ids)
+        select coalesce(new.workspace, ''), l.lexeme, c.document_id, array_agg(c.id order by c.id)
+          from chunks c
+         cross join lateral unnest(tsvector_to_array(c.fts)) l(lexeme)
+         where c.document_id = new.id
+         group by 1, 2, 3;
+    end if;
+    return null;
+end;
+$$;
+revoke execute on function chunk_postings_after_move() from public;
+
+drop trigger if exists documents_postings_move on documents;
+create trigger documents_postings_move after update of workspace on documents
+    for each row when (old.workspace is distinct from new.workspace) execute function chunk_postings_after_move();
+
+alter table chunk_postings enable row level security;
+revoke all on chunk_postings from public;
+
+do $$
+begin
+    -- the owner and service_role (Supabase's writer, BYPASSRLS) see all; the app's and Supabase's API roles see
+    -- the shared postings and their own workspace's, by the row's workspace (an index condition, see above)
+    if exists (select 1 from pg_roles where rolname = 'service_role') then
+        grant all on chunk_postings to service_role;
+        grant execute on function chunk_postings_after_insert(), chunk_postings_after_move() to service_role;
+    end if;
+    if exists (select 1 from pg_roles where rolname = 'anon') then
+        revoke all on chunk_postings from anon, authenticated;
+        grant select on chunk_postings to anon, authenticated;
+        drop policy if exists read_chunk_postings on chunk_postings;
+        create policy read_chunk_postings on chunk_postings for select to anon, authenticated
+            using (workspace = any (array['', coalesce((select current_workspace()), '')]));
+    end if;
+    if exists (select 1 from pg_roles where rolname = 'rag_app') then
+        grant select, insert, update on chunk_postings to rag_app;
+        grant execute on function chunk_postings_after_insert(), chunk_postings_after_move() to rag_app;
+        drop policy if exists app_read_chunk_postings on chunk_postings;
+        create policy app_read_chunk_postings on chunk_postings for select to rag_app
+            using (workspace = any (array['', coalesce((select current_workspace()), '')]));
+        -- writes (the insert trigger, a later batch of the same document's chunks) only to the caller's own
+        -- workspace and its own documents
+        drop policy if exists app_insert_chunk_postings on chunk_postings;
+        create policy app_insert_chunk_postings on chunk_postings for insert to rag_app
+            with check (workspace = coalesce((select current_workspace()), '')
+                        and document_id in (select d.id from documents d
+                                             where coalesce(d.workspace, '') = coalesce((select current_workspace()), '')));
+        drop policy if exists app_update_chunk_postings on chunk_postings;
+        create policy app_update_chunk_postings on chunk_postings for update to rag_app
+            using (workspace = coalesce((select current_workspace()), ''))
+            with check (workspace = coalesce((select current_workspace()), '')
+                        and document_id in (select d.id from documents d
+                                             where coalesce(d.workspace, '') = coalesce((select current_workspace()), '')));
+    end if;
+end
+$$;
+
+analyze chunk_postings;
