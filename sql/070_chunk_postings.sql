@@ -11,15 +11,18 @@
 -- workspace is the document's (null, the shared documents -> ''), copied when the postings are written and rewritten
 -- when a document moves (only the owner and service_role can move one: rag_app's policy keeps a document in its
 -- workspace). A document whose workspace is '' is visible to no caller under row-level security; it has no postings.
--- Kept by a statement trigger on chunks (chunks' content never changes after insert); a document's delete cascades.
+-- Kept by a statement trigger on chunks (chunks' content never changes after insert) and by triggers on documents
+-- (delete, move, truncate). No foreign key: its cascade would need an index on document_id alone, and a lookup by
+-- document through such an index reads another team's postings before the policy filters them (their number tells
+-- the size of the team's documents); the second index starts with the workspace too.
 create table if not exists chunk_postings (
     workspace   text collate "C" not null,
     lexeme      text collate "C" not null,
-    document_id bigint not null references documents (id) on delete cascade,
+    document_id bigint not null,
     chunk_ids   bigint[] not null,
     primary key (workspace, lexeme, document_id)
 );
-create index if not exists chunk_postings_document on chunk_postings (document_id);
+create index if not exists chunk_postings_document on chunk_postings (workspace, document_id);
 
 insert into chunk_postings (workspace, lexeme, document_id, chunk_ids)
 select coalesce(d.workspace, ''), l.lexeme, c.document_id, array_agg(c.id order by c.id)
@@ -35,7 +38,19 @@ returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
+declare
+    n_docs int;
+    n_held int;
 begin
+    -- hold the documents until this transaction ends: the owner's move of one waits, and its trigger then rewrites
+    -- the postings from every committed chunk; a document this caller may not write (moved away meanwhile) fails
+    select count(distinct n.document_id) into n_docs from new_rows n;
+    select count(*) into n_held
+      from (select d.id from documents d where d.id in (select n.document_id from new_rows n) for share of d) x;
+    if n_held < n_docs then
+        raise exception 'a document changed workspace while its chunks were written: ingest it again'
+            using errcode = '40001';
+    end if;
     insert into chunk_postings as p (workspace, lexeme, document_id, chunk_ids)
     select coalesce(d.workspace, ''), l.lexeme, n.document_id, array_agg(n.id order by n.id)
       from new_rows n
@@ -53,13 +68,17 @@ drop trigger if exists chunks_postings_insert on chunks;
 create trigger chunks_postings_insert after insert on chunks
     referencing new table as new_rows for each statement execute function chunk_postings_after_insert();
 
-create or replace function chunk_postings_after_move()
+create or replace function chunk_postings_document_change()
 returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
-    delete from chunk_postings where document_id = new.id;
+    if tg_op = 'DELETE' then
+        delete from chunk_postings where workspace = coalesce(old.workspace, '') and document_id = old.id;
+        return old;
+    end if;
+    delete from chunk_postings where workspace = coalesce(old.workspace, '') and document_id = new.id;
     if new.workspace is null or new.workspace <> '' then
         insert into chunk_postings (workspace, lexeme, document_id, chunk_ids)
         select coalesce(new.workspace, ''), l.lexeme, c.document_id, array_agg(c.id order by c.id)
@@ -71,11 +90,29 @@ begin
     return null;
 end;
 $$;
-revoke execute on function chunk_postings_after_move() from public;
+revoke execute on function chunk_postings_document_change() from public;
 
 drop trigger if exists documents_postings_move on documents;
 create trigger documents_postings_move after update of workspace on documents
-    for each row when (old.workspace is distinct from new.workspace) execute function chunk_postings_after_move();
+    for each row when (old.workspace is distinct from new.workspace) execute function chunk_postings_document_change();
+drop trigger if exists documents_postings_delete on documents;
+create trigger documents_postings_delete before delete on documents
+    for each row execute function chunk_postings_document_change();
+
+create or replace function chunk_postings_after_truncate()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    truncate chunk_postings;
+    return null;
+end;
+$$;
+revoke execute on function chunk_postings_after_truncate() from public;
+drop trigger if exists documents_postings_truncate on documents;
+create trigger documents_postings_truncate after truncate on documents
+    for each statement execute function chunk_postings_after_truncate();
 
 alter table chunk_postings enable row level security;
 revoke all on chunk_postings from public;
@@ -86,7 +123,7 @@ begin
     -- the shared postings and their own workspace's, by the row's workspace (an index condition, see above)
     if exists (select 1 from pg_roles where rolname = 'service_role') then
         grant all on chunk_postings to service_role;
-        grant execute on function chunk_postings_after_insert(), chunk_postings_after_move() to service_role;
+        grant execute on function chunk_postings_after_insert(), chunk_postings_document_change() to service_role;
     end if;
     if exists (select 1 from pg_roles where rolname = 'anon') then
         revoke all on chunk_postings from anon, authenticated;
@@ -96,8 +133,8 @@ begin
             using (workspace = any (array['', coalesce((select current_workspace()), '')]));
     end if;
     if exists (select 1 from pg_roles where rolname = 'rag_app') then
-        grant select, insert, update on chunk_postings to rag_app;
-        grant execute on function chunk_postings_after_insert(), chunk_postings_after_move() to rag_app;
+        grant select, insert, update, delete on chunk_postings to rag_app;
+        grant execute on function chunk_postings_after_insert(), chunk_postings_document_change() to rag_app;
         drop policy if exists app_read_chunk_postings on chunk_postings;
         create policy app_read_chunk_postings on chunk_postings for select to rag_app
             using (workspace = any (array['', coalesce((select current_workspace()), '')]));
@@ -108,6 +145,9 @@ begin
             with check (workspace = coalesce((select current_workspace()), '')
                         and document_id in (select d.id from documents d
                                              where coalesce(d.workspace, '') = coalesce((select current_workspace()), '')));
+        drop policy if exists app_delete_chunk_postings on chunk_postings;
+        create policy app_delete_chunk_postings on chunk_postings for delete to rag_app
+            using (workspace = coalesce((select current_workspace()), ''));
         drop policy if exists app_update_chunk_postings on chunk_postings;
         create policy app_update_chunk_postings on chunk_postings for update to rag_app
             using (workspace = coalesce((select current_workspace()), ''))

@@ -1,9 +1,9 @@
 -- match_chunks (replaces 068; same signature and results): at more than 30,000 chunks a caller under row-level
 -- security takes its full-text candidates from chunk_postings (070), an inverted index it may use, instead of
 -- reading every visible row of chunk_lexemes (about 1 GB at a million chunks: 0.5-0.6 s a question as rag_app).
--- The terms are the lexemes of the match query (at this size, the question's rarest terms, 059); the chunks that
--- hold any of them come from their postings, in the caller's workspace and the shared one only (the policy is part
--- of the index condition, 070). As in 068 they are then read from chunks by primary key and the match is checked
+-- The terms are lexemes of the match query (at this size, the question's rarest terms, 059), one for each branch of
+-- its OR; the chunks that hold any of them come from their postings, in the caller's workspace and the shared one
+-- only (the policy is part of the index condition, 070). As in 068 they are then read from chunks by primary key and the match is checked
 -- on their full fts, so phrases and the results are as before. A query that postings cannot answer (a negation or
 -- a prefix) and a library of up to 30,000 chunks keep 068's path; the owner keeps the GIN path.
 create or replace function match_chunks(
@@ -143,9 +143,17 @@ begin
         end if;
     end if;
     if lex and big and q_match::text !~ '!|:[*A-D]' then
-        -- the lexemes of the match query, each once (a tsquery prints them quoted, a quote inside doubled)
-        select array_agg(distinct replace(m[1], '''''', '''')) into terms
-          from regexp_matches(q_match::text, '''((?:[^'']|'''')*)''', 'g') m;
+        -- the lexemes to look up (a tsquery prints them quoted, a quote inside doubled): the first of each branch of
+        -- the query's top-level OR, since a chunk that matches a branch holds every lexeme of it (a hyphenated
+        -- word is the phrase 'clause-level' <-> 'clause' <-> 'level': its common parts would add thousands of
+        -- chunks that the check below throws away); with parentheses, every lexeme
+        if q_match::text ~ '[()]' then
+            select array_agg(distinct replace(m[1], '''''', '''')) into terms
+              from regexp_matches(q_match::text, '''((?:[^'']|'''')*)''', 'g') m;
+        else
+            select array_agg(distinct replace((regexp_match(b, '''((?:[^'']|'''')*)'''))[1], '''''', '''')) into terms
+              from regexp_split_to_table(q_match::text, ' \| ') b;
+        end if;
         if filter_document_ids is not null or filter_companies is not null or filter_year_min is not null
            or filter_year_max is not null or filter_doc_types is not null then
             select coalesce(array_agg(d.id), '{}') into doc_ids
@@ -181,6 +189,7 @@ begin
         select c.id, c.fts
           from chunks c join documents d on d.id = c.document_id
          where (not lex or c.id = any(lex_ids))
+           and (not lex or lex_ids is not null)  -- no candidates: no plan at all, whatever the statistics say
            and c.fts @@ q_match
            and (filter_document_ids is null or c.document_id = any(filter_document_ids))
            and (filter_companies is null or d.company_key = any(filter_companies))

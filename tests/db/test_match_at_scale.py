@@ -187,7 +187,7 @@ def team_doc(big):
                            "returning id").fetchone()[0]
         conn.execute("""insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count,
                                             embedding)
-                        select %s, i, 1, 1, 'quokkaline orbit revenue growth', 4,
+                        select %s, i, 1, 1, 'quokkaline orbit revenue growth clause-level', 5,
                                (select embedding from chunks where chunk_index = 42 limit 1)
                           from generate_series(0, 2) i""", (doc,))
     yield doc
@@ -225,4 +225,9 @@ def test_at_scale_the_app_role_finds_its_own_teams_words_and_never_anothers(big,
     assert _as_team(big, "team-b", missing) == [("quokkaline",), ("quokkaline orbit",), ("orbit quokkaline",)]
     found = _as_team(big, "team-a", match, (vec, team_doc))
     assert len(found) == 3 and {r[1] for r in found} == {1, 2, 3}
+    # a hyphenated word is a phrase of its parts ('clause-level' <-> 'clause' <-> 'level'): looked up by its first
+    # lexeme, checked on the chunks' fts
+    hyphen = match.replace("'quokkaline revenue'", "'clause-level growth'")
+    assert len(_as_team(big, "team-a", hyphen, (vec, team_doc))) == 3
+    assert _as_team(big, "team-b", hyphen, (vec, team_doc)) == []
     assert _as_team(big, "team-a", missing) == [("orbit quokkaline",)]

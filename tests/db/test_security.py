@@ -153,3 +153,50 @@ def test_chunk_postings_follow_the_chunks_and_their_workspace(two_workspaces):
     with s.transport.connection() as conn:
         conn.execute("delete from documents where id = %s", (a_doc,))
         assert conn.execute(q, (a_doc,)).fetchone()[0] == 0
+
+
+def test_a_document_moved_while_its_chunks_are_written_keeps_its_postings_whole(two_workspaces):
+    # sql/070: the chunks' trigger holds the document until the transaction ends, so the owner's move waits and then
+    # rewrites the postings from every committed chunk (an attack found a posting left behind in the old workspace)
+    s = two_workspaces
+    with s.transport.connection() as conn:
+        a_doc = conn.execute("select id from documents where workspace = 'team-a'").fetchone()[0]
+    with s.transport.connection() as writer, s.transport.connection() as owner:
+        writer.execute("begin")
+        writer.execute("select set_config('rag.workspace', 'team-a', true)")
+        writer.execute("set local role rag_app")
+        writer.execute("insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count) "
+                       "values (%s, 100000, 1, 1, 'racewordx', 1)", (a_doc,))
+        owner.execute("set lock_timeout = 300")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            owner.execute("update documents set workspace = 'team-b' where id = %s", (a_doc,))
+        writer.execute("commit")
+        owner.execute("update documents set workspace = 'team-b' where id = %s", (a_doc,))
+        assert owner.execute("select array_agg(distinct workspace) from chunk_postings where document_id = %s",
+                             (a_doc,)).fetchone()[0] == ["team-b"]
+        assert owner.execute("select count(*) from chunk_postings where lexeme = 'racewordx'").fetchone()[0] == 1
+
+
+def test_term_stats_and_postings_lookups_read_only_the_callers_workspaces(two_workspaces):
+    # sql/073 and 070: the read policies are one equality on the row's workspace, and every index starts with the
+    # workspace, so a lookup by lexeme or by document takes the policy as its index condition: it reads nothing of
+    # another team's, whether the word or the document exists there or not (an attack saw the buffers differ)
+    s = two_workspaces
+    with s.transport.connection() as conn:
+        a_doc = conn.execute("select id from documents where workspace = 'team-a'").fetchone()[0]
+        word = conn.execute("select lexeme from term_stats where workspace = 'team-a' and lexeme not in "
+                            "(select lexeme from term_stats where workspace <> 'team-a') limit 1").fetchone()[0]
+    for sql, params in (("select * from term_stats where lexeme = %s", (word,)),
+                        ("select * from chunk_postings where lexeme = %s", (word,)),
+                        ("select * from chunk_postings where document_id = %s", (a_doc,))):
+        for role in ("rag_app", "authenticated"):
+            assert _as(s, role, sql, params, claims='{"workspace": "team-b"}') == []
+            with s.transport.connection() as conn, conn.transaction():
+                conn.execute("select set_config('request.jwt.claims', %s, true)", ('{"workspace": "team-b"}',))
+                conn.execute("set local enable_seqscan = off")  # these tables are small here
+                conn.execute(f"set local role {role}")
+                plan = "\n".join(r[0] for r in conn.execute("explain (analyze, costs off, timing off, summary off) "
+                                                            + sql, params).fetchall())
+            assert "Rows Removed by Filter" not in plan, plan
+            cond = next(line for line in plan.splitlines() if "Index Cond" in line)
+            assert "workspace" in cond, plan
