@@ -10,8 +10,9 @@ ingestion); the HNSW and GIN indexes are built afterwards and timed.
 Reported: fill and index build time, peak RSS of the Postgres processes during the build, index and table sizes;
 for each ef_search: recall@10/@50 of the index against the exact scan, p50/p95 of the hybrid SQL function
 (match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions, as the
-app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner), and
-sql/063's as the app's role (its full-text match reads chunks.fts; sql/068 reads chunk_lexemes).
+app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner),
+sql/063's as the app's role (its full-text match reads chunks.fts) and sql/068's (it reads chunk_lexemes; sql/071
+looks the terms up in chunk_postings); and terms_missing of sql/069 against sql/072's on the same term lists.
 
 Usage: python bench/bench_scale.py --source /path/to/store [--chunks 1000000] [--data-dir DIR (kept; reused if
 filled)] [--m 16 --ef-construction 64] [--ef 40,100,200] [--out bench/results/scale.json]
@@ -234,14 +235,14 @@ def latencies(store, settings, qs: list[str], embedder) -> dict:
     return {"hybrid_fn": _pct(fn), "pipeline": _pct(pipe), "list_documents_ms": round((time.perf_counter() - t) * 1000)}
 
 
-def old_function(store, path: Path, name: str = "match_chunks_before") -> str:
-    """The match_chunks of an earlier migration, created beside the current one as `name`, so that both are timed
+def old_function(store, path: Path, name: str = "match_chunks_before", fn: str = "match_chunks") -> str:
+    """The function `fn` of an earlier migration, created beside the current one as `name`, so that both are timed
     in the same run on the same store."""
     import re
 
     text = path.read_text()
-    body = text[text.index("create or replace function match_chunks("):text.index("$$;") + 3]
-    body = re.sub(r"function match_chunks\(", f"function {name}(", body, count=1)
+    body = text[text.index(f"create or replace function {fn}("):text.index("$$;") + 3]
+    body = re.sub(rf"function {fn}\(", f"function {name}(", body, count=1)
     with store.transport.connection() as conn:
         conn.execute(body)
     return name
@@ -280,6 +281,34 @@ def time_as_app(store, qs: list[str], embedder, name: str) -> dict:
                 conn.execute(f"select * from {name}(%s::vector, %s, 10, 50)", (lit, q)).fetchall()
                 ms.append((time.perf_counter() - t) * 1000)
     return {**_pct(ms), "queries": len(qs), "role": role}
+
+
+# terms that the pipeline's coverage check (terms_missing) is given: names and phrases the library holds, and
+# some it does not (a missing term is the slow case: no chunk stops the search)
+TERMS = [["XYLayoutLM"], ["DocVQA"], ["order backlog"], ["Scope 1"], ["data center"], ["gauge factor"],
+         ["zqxwv"], ["quantum annealing"], ["Vonovia", "KION"], ["net income", "free cash flow"]]
+
+
+def time_terms_missing(store, fns: list[str], rounds: int = 3) -> dict:
+    """Each function (same signature as terms_missing) on the same term lists as the app's role, interleaved."""
+    role = store.transport.app_role
+    ms: dict[str, list[float]] = {f: [] for f in fns}
+    same = True
+    with store.transport.connection() as conn:
+        for f in fns:
+            conn.execute(f"grant execute on function {f}(text[], bigint[]) to {role}")
+        for _ in range(rounds):
+            for terms in TERMS:
+                got = []
+                for f in fns:
+                    with conn.transaction():
+                        conn.execute(f"set local role {role}")
+                        t = time.perf_counter()
+                        got.append(conn.execute(f"select * from {f}(%s, null)", (terms,)).fetchall())
+                        ms[f].append((time.perf_counter() - t) * 1000)
+                same = same and all(g == got[0] for g in got)
+    return {"role": role, "calls_each": len(TERMS) * rounds, "same_results": same,
+            **{f: {**_pct(v), "max_ms": round(max(v), 1)} for f, v in ms.items()}}
 
 
 def main() -> None:
@@ -331,6 +360,17 @@ def main() -> None:
                                        old_function(store, ROOT / "sql/063_fn_match_chunks_pool_by_id.sql",
                                                     "match_chunks_063"))}
     print("as the app's role, the full-text match on chunks.fts (063, before sql/068):", out["before_068"], flush=True)
+    out["before_071"] = {"function": "068_fn_match_chunks_lexemes.sql", "ef_search": 200,
+                         **time_as_app(store, qs[:args.before_queries * 3], embedder,
+                                       old_function(store, ROOT / "sql/068_fn_match_chunks_lexemes.sql",
+                                                    "match_chunks_068"))}
+    print("as the app's role, the full-text match on chunk_lexemes (068, before sql/071):", out["before_071"],
+          flush=True)
+    out["terms_missing"] = time_terms_missing(store, [
+        old_function(store, ROOT / "sql/069_fn_terms_missing_lexemes.sql", "terms_missing_069", "terms_missing"),
+        "terms_missing"])
+    print("terms_missing as the app's role, 069 (chunk_lexemes) against 072 (chunk_postings):",
+          out["terms_missing"], flush=True)
     out["runs"] = []
     for ef in [int(x) for x in args.ef.split(",")]:
         set_ef(store, ef)
@@ -347,6 +387,13 @@ def main() -> None:
     b = out["before_068"]
     print(f"before sql/068 ({b['function']} as {b['role']}, ef_search 200): function p50 {b['p50_ms']} ms, "
           f"p95 {b['p95_ms']} ms")
+    b = out["before_071"]
+    print(f"before sql/071 ({b['function']} as {b['role']}, ef_search 200): function p50 {b['p50_ms']} ms, "
+          f"p95 {b['p95_ms']} ms")
+    tm = out["terms_missing"]
+    print("terms_missing as the app's role: " + ", ".join(
+        f"{k} p50 {v['p50_ms']} / p95 {v['p95_ms']} ms" for k, v in tm.items() if isinstance(v, dict))
+        + f"; same results: {tm['same_results']}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1, default=str))
     print(f"wrote {args.out}")

@@ -184,6 +184,11 @@ class Issuers:
         return None
 
 
+# Issuers built lately, by exactly what they were built from: building one costs ~0.1 s for a library of 2,000
+# issuers (every name's forms and patterns), and the pipeline needs one for every question.
+_BUILT: dict[tuple, Issuers] = {}
+
+
 def issuers_of(store: Any, docs: list[Any]) -> Issuers:
     """The issuers of these documents (their keys and display names) with the names their filings give them. A
     store without the names (a transport or database without sql/042) still gives each key and display name."""
@@ -192,7 +197,13 @@ def issuers_of(store: Any, docs: list[Any]) -> Issuers:
         named = {i.key: i for i in store.issuer_names()}
     except Exception:  # noqa: BLE001 - the names are a refinement; without them the keys still match
         named = {}
-    return Issuers([Issuer(k, v, named[k].names if k in named else []) for k, v in shown.items()])
+    triples = tuple((k, v, tuple(named[k].names) if k in named else ()) for k, v in shown.items())
+    if (built := _BUILT.get(triples)) is None:
+        built = Issuers([Issuer(k, v, list(n)) for k, v, n in triples])
+        if len(_BUILT) >= 4:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[triples] = built
+    return built
 
 
 def display_names(docs: list[Any]) -> dict[str, str]:

@@ -1,11 +1,15 @@
--- match_chunks (replaces 068; same signature and results): at more than 30,000 chunks a caller under row-level
--- security takes its full-text candidates from chunk_postings (070), an inverted index it may use, instead of
--- reading every visible row of chunk_lexemes (about 1 GB at a million chunks: 0.5-0.6 s a question as rag_app).
+-- match_chunks (replaces 068; same signature): at more than 30,000 chunks a caller under row-level security takes
+-- its full-text candidates from chunk_postings (070), an inverted index it may use, instead of reading every visible
+-- row of chunk_lexemes (about 1 GB at a million chunks: 0.5-0.6 s a question as rag_app).
 -- The terms are lexemes of the match query (at this size, the question's rarest terms, 059), one for each branch of
 -- its OR; the chunks that hold any of them come from their postings, in the caller's workspace and the shared one
--- only (the policy is part of the index condition, 070). As in 068 they are then read from chunks by primary key and the match is checked
--- on their full fts, so phrases and the results are as before. A query that postings cannot answer (a negation or
--- a prefix) and a library of up to 30,000 chunks keep 068's path; the owner keeps the GIN path.
+-- only (the policy is part of the index condition, 070). As in 068 they are then read from chunks by primary key
+-- and the match is checked on their full fts, so phrases and the results are as before, with one difference: at
+-- most 5,000 candidates are ranked (068: 20,000). More only happen when even the question's rarest term is in more
+-- chunks than that; which of them are ranked is then arbitrary either way (the first found), and each costs a read
+-- and a decompression of its fts (20,000: ~350 ms at a million chunks, bench/bench_scale.py).
+-- A query that postings cannot answer (a negation or a prefix) and a library of up to 30,000 chunks keep 068's
+-- path; the owner keeps the GIN path.
 create or replace function match_chunks(
     query_embedding      vector,
     query_text           text,
@@ -170,7 +174,7 @@ begin
                  cross join lateral unnest(p.chunk_ids) u(id)
                  where p.lexeme = any(coalesce(terms, '{}'))
                    and (doc_ids is null or p.document_id = any(doc_ids))
-                 limit 20000) x;
+                 limit 5000) x;
     elsif lex then
         select array_agg(x.chunk_id) into lex_ids
           from (select l.chunk_id

@@ -82,3 +82,19 @@ def test_a_renamed_issuer_stays_one_issuer_and_each_filing_keeps_its_own_name(cl
     docs = {d.fiscal_year: d for d in clean_store.list_documents()}
     assert docs[2021].company_key == docs[2022].company_key == "northfield devices"
     assert docs[2022].company.startswith("Northfield Technologies")
+
+
+def test_the_issuers_are_built_once_for_the_same_documents_and_anew_when_they_change(two_issuers):
+    # built for every question, kept by exactly what they were built from (each document's issuer key and display
+    # name, and the names the store gives each issuer): a renamed company is found under its new name at once
+    from rag.issuers import issuers_of
+
+    s = two_issuers
+    first = issuers_of(s, s.list_documents())
+    assert issuers_of(s, s.list_documents()) is first
+    acme = next(d for d in s.list_documents() if d.company_key == "acme widgets")
+    assert s.update_document_metadata(acme.document_id, company="Zenith Gadgets Inc.")
+    renamed = issuers_of(s, s.list_documents())
+    assert renamed is not first
+    assert [i.key for i in renamed.find("What were Zenith Gadgets' net sales in 2022?")] == ["zenith gadgets"]
+    assert not first.find("What were Zenith Gadgets' net sales in 2022?")
