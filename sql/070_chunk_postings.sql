@@ -23,6 +23,11 @@ create table if not exists chunk_postings (
     primary key (workspace, lexeme, document_id)
 );
 create index if not exists chunk_postings_document on chunk_postings (workspace, document_id);
+-- no statistics on either key column: the planner's row estimates (plain EXPLAIN, which any role may run) would
+-- show how many postings another workspace has, or how common a word is across all workspaces; every lookup here
+-- is an equality on the primary key's leading columns, and needs no estimate to be planned well
+alter table chunk_postings alter column workspace set statistics 0;
+alter table chunk_postings alter column lexeme set statistics 0;
 
 insert into chunk_postings (workspace, lexeme, document_id, chunk_ids)
 select coalesce(d.workspace, ''), l.lexeme, c.document_id, array_agg(c.id order by c.id)
@@ -77,6 +82,12 @@ begin
     if tg_op = 'DELETE' then
         delete from chunk_postings where workspace = coalesce(old.workspace, '') and document_id = old.id;
         return old;
+    end if;
+    -- the postings are rewritten from the chunks committed when the move runs (a chunk insert in progress holds the
+    -- document, so the move waits for it); a transaction that reads an older snapshot would miss its chunks
+    if current_setting('transaction_isolation') <> 'read committed' then
+        raise exception 'move a document to another workspace in a READ COMMITTED transaction (its full-text '
+                        'postings are rewritten from the chunks committed when it moves)' using errcode = '25001';
     end if;
     delete from chunk_postings where workspace = coalesce(old.workspace, '') and document_id = new.id;
     if new.workspace is null or new.workspace <> '' then

@@ -9,6 +9,17 @@
 -- policies per command, and the index by lexeme alone is gone: the only index is the primary key
 -- (workspace, lexeme), and the policy is its first condition. Lookups across workspaces (the owner's) read the table.
 drop index if exists term_stats_lexeme_idx;
+-- and no statistics on the workspace column: a plain EXPLAIN's row estimate for one workspace would show how large
+-- another team's vocabulary is. The type "change" drops the statistics an earlier ANALYZE kept (the key's index is
+-- rebuilt, a small table); a column in a policy cannot change type, so the policies go first and come back below.
+drop policy if exists read_term_stats on term_stats;
+drop policy if exists app_read_term_stats on term_stats;
+drop policy if exists app_write_term_stats on term_stats;
+drop policy if exists app_insert_term_stats on term_stats;
+drop policy if exists app_update_term_stats on term_stats;
+drop policy if exists app_delete_term_stats on term_stats;
+alter table term_stats alter column workspace set statistics 0;
+alter table term_stats alter column workspace type text;
 
 do $$
 begin

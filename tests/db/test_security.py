@@ -200,3 +200,24 @@ def test_term_stats_and_postings_lookups_read_only_the_callers_workspaces(two_wo
             assert "Rows Removed by Filter" not in plan, plan
             cond = next(line for line in plan.splitlines() if "Index Cond" in line)
             assert "workspace" in cond, plan
+
+
+def test_a_move_in_an_older_snapshot_is_refused_and_estimates_show_no_other_teams_words(two_workspaces):
+    # sql/070: a move rewrites the postings from the chunks committed when it runs, so a REPEATABLE READ move
+    # (whose snapshot may predate a chunk insert it waited for) is refused; and no statistics are kept on the
+    # postings' or the vocabulary's key columns, so a plain EXPLAIN estimates a team-a word like a word nobody has
+    s = two_workspaces
+    with s.transport.connection() as conn:
+        a_doc = conn.execute("select id from documents where workspace = 'team-a'").fetchone()[0]
+        with pytest.raises(psycopg.errors.ActiveSqlTransaction), conn.transaction():
+            conn.execute("set transaction isolation level repeatable read")
+            conn.execute("update documents set workspace = 'team-b' where id = %s", (a_doc,))
+        word = conn.execute("select lexeme from term_stats where workspace = 'team-a' order by ndoc desc limit 1"
+                            ).fetchone()[0]
+        conn.execute("analyze chunk_postings")
+        conn.execute("analyze term_stats")
+        assert conn.execute("select count(*) from pg_stats where (tablename, attname) in (('chunk_postings', "
+                            "'workspace'), ('chunk_postings', 'lexeme'), ('term_stats', 'workspace'))").fetchone()[0] == 0
+    plans = [_as(s, "rag_app", f"explain select * from chunk_postings where lexeme = '{w}'",
+                 claims='{"workspace": "team-b"}')[0][0] for w in (word, "qqzzxxv")]
+    assert plans[0] == plans[1]
