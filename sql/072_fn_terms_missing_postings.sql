@@ -19,7 +19,8 @@ declare
     lx text[];
     found boolean;
     lex boolean := row_security_active('public.chunks');
-    cid bigint;
+    pr record;
+    cands bigint[];
 begin
     foreach t in array coalesce(p_terms, '{}'::text[]) loop
         q := phraseto_tsquery('english', t);
@@ -39,19 +40,23 @@ begin
                                   where p.lexeme = lx[1]
                                     and (p_document_ids is null or p.document_id = any(p_document_ids)));
             else
+                -- document by document (a loop, so that no plan can first collect every candidate): the chunks
+                -- holding the rarest lexeme, narrowed by each other lexeme's postings in the same document, then
+                -- checked on their fts until one holds the phrase
                 found := false;
-                for cid in select u.id
-                             from chunk_postings p
-                            cross join lateral unnest(p.chunk_ids) u(id)
-                            where p.lexeme = lx[1]
-                              and (p_document_ids is null or p.document_id = any(p_document_ids))
-                              and not exists (select 1 from unnest(lx[2:]) o(l)
-                                               where not exists (select 1 from chunk_postings p2
-                                                                  where p2.workspace = p.workspace
-                                                                    and p2.lexeme = o.l
-                                                                    and p2.document_id = p.document_id
-                                                                    and u.id = any(p2.chunk_ids))) loop
-                    if exists (select 1 from chunks c where c.id = cid and c.fts @@ q) then
+                for pr in select p.workspace, p.document_id, p.chunk_ids
+                            from chunk_postings p
+                           where p.lexeme = lx[1]
+                             and (p_document_ids is null or p.document_id = any(p_document_ids)) loop
+                    cands := pr.chunk_ids;
+                    for i in 2 .. coalesce(cardinality(lx), 0) loop
+                        select array(select unnest(cands) intersect select unnest(p2.chunk_ids)) into cands
+                          from chunk_postings p2
+                         where p2.workspace = pr.workspace and p2.lexeme = lx[i] and p2.document_id = pr.document_id;
+                        exit when coalesce(cardinality(cands), 0) = 0;
+                    end loop;
+                    continue when coalesce(cardinality(cands), 0) = 0;
+                    if exists (select 1 from chunks c where c.id = any(cands) and c.fts @@ q) then
                         found := true;
                         exit;
                     end if;
