@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -200,16 +201,11 @@ class Candidates:
         cfg, it, scope = s.cfg, s.it, s.where
         pool = max(cfg.candidates.pool_min, cfg.candidates.pool_factor * cfg.rerank_size)
         sub = int(pool * cfg.candidates.sub_search_share)
-        hits = s.store.match_chunks(s.vec, it.text_query, match_count=pool, candidate_count=pool, rrf_k=cfg.rrf_k,
-                                    **scope.params)
-        title_hits: list[Hit] = []
+        searches = [dict(text=it.text_query, match_count=pool, **scope.params)]
         if it.statement_words:  # the statement the question names: a search by its title
-            title = STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]]
-            title_hits = s.store.match_chunks(s.vec, title, match_count=sub, candidate_count=pool, rrf_k=cfg.rrf_k,
-                                              full_text_weight=cfg.candidates.statement_title_text_weight,
-                                              **scope.params)
+            searches.append(dict(text=STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]], match_count=sub,
+                                 full_text_weight=cfg.candidates.statement_title_text_weight, **scope.params))
         ents = [e for e in it.entities if e.company or it.companies]  # a period's search needs a named company
-        entity_hits: list[Hit] = []
         for e in ents:  # every named company / period gets its own candidates
             p = dict(scope.params, filter_companies=[e.company] if e.company else it.companies)
             if e.year is not None:
@@ -217,13 +213,37 @@ class Candidates:
                 if not ids:
                     continue
                 p["filter_document_ids"] = ids
-            entity_hits += s.store.match_chunks(s.vec, it.text_query, match_count=sub, candidate_count=pool,
-                                                rrf_k=cfg.rrf_k, **p)
+            searches.append(dict(text=it.text_query, match_count=sub, **p))
+        found = run_searches(s.store, s.vec, searches, candidate_count=pool, rrf_k=cfg.rrf_k,
+                             parallel=cfg.candidates.parallel_searches)
+        hits = found[0]
+        title_hits = found[1] if it.statement_words else []
+        entity_hits = [h for hs in found[2 if it.statement_words else 1:] for h in hs]
         s.candidates = pool_of(hits, title_hits, entity_hits, s.docs)
         s.entry.n_out = len(s.candidates)
         s.entry.notes = {"pool": pool, "sub_searches": len(ents), "after": spread(s.candidates),
                          "duplicates_merged": len(hits) + len(title_hits) + len(entity_hits) - len(s.candidates)}
         return s
+
+
+_SEARCHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-search")  # shared; each call waits its turn
+
+
+def run_searches(store, vec, searches: list[dict[str, Any]], parallel: int, **common) -> list[list[Hit]]:
+    """match_chunks for each search, in order. With parallel > 1 the first runs in this thread while the others
+    run on the shared searchers, each on its own pooled connection: they are independent reads, so the answer is
+    the same as one after another, in the time of the slowest. A failure is raised here as it would be in turn."""
+    def one(q: dict[str, Any]) -> list[Hit]:
+        q = dict(q)
+        return store.match_chunks(vec, q.pop("text"), match_count=q.pop("match_count"), **common, **q)
+
+    found: list[list[Hit]] = []
+    for i in range(0, len(searches), max(1, parallel)):
+        batch = searches[i:i + max(1, parallel)]
+        rest = [_SEARCHERS.submit(one, q) for q in batch[1:]]
+        first = one(batch[0])
+        found += [first] + [f.result() for f in rest]
+    return found
 
 
 def pool_of(hits: list[Hit], title_hits: list[Hit], entity_hits: list[Hit],

@@ -194,3 +194,20 @@ def test_a_small_library_gets_the_exact_nearest_chunks(filings, embedder):
         hits = filings.match_chunks(v, "", match_count=20, candidate_count=20)
         by_rank = [h.chunk_id for h in sorted(hits, key=lambda h: h.semantic_rank or 10**6)]
         assert by_rank == exact
+
+
+def test_sub_searches_in_parallel_give_what_they_give_in_turn(filings, embedder):
+    """The question's search, the statement title's and each named company's run at once on pooled connections;
+    the candidates, their order and scores are those of the same searches one after another."""
+    from rag.retrieve.stages import Candidates
+
+    q = "Compare the income statement of Acme Widgets in 2021 with Globex Industries in 2022"
+    seen = {}
+    for parallel in (1, 3, 2):
+        cfg = RetrievalSettings()
+        cfg.candidates.parallel_searches = parallel
+        r = retrieve(filings, embedder, q, cfg)
+        stage = r.trace.of(Candidates)
+        assert stage.notes["sub_searches"] >= 2  # two companies, and the statement title
+        seen[parallel] = [(c.chunk_id, round(c.fused_score, 9)) for c in r.chunks], stage.notes
+    assert seen[1] == seen[3] == seen[2]
