@@ -12,7 +12,9 @@ for each ef_search: recall@10/@50 of the index against the exact scan, p50/p95 o
 (match_chunks) and of the full retrieval pipeline (rag.retrieve.pipeline.retrieve), over the dev questions, as the
 app's role under row-level security. Baselines in the same run: the match_chunks of sql/056 (as the owner),
 sql/063's as the app's role (its full-text match reads chunks.fts) and sql/068's (it reads chunk_lexemes; sql/071
-looks the terms up in chunk_postings); and terms_missing of sql/069 against sql/072's on the same term lists.
+looks the terms up in chunk_postings); sql/071's interleaved with the current one (074: newest documents' postings
+first, each fts read once) on every question; the pipeline with its searches one after another interleaved with the
+default (at once); and terms_missing of sql/069 against sql/072's on the same term lists.
 
 Usage: python bench/bench_scale.py --source /path/to/store [--chunks 1000000] [--data-dir DIR (kept; reused if
 filled)] [--m 16 --ef-construction 64] [--ef 40,100,200] [--out bench/results/scale.json]
@@ -214,25 +216,48 @@ def set_ef(store, ef: int) -> None:
             conn.execute(f"alter function {sig[0]} set hnsw.ef_search = {int(ef)}")
 
 
-def latencies(store, settings, qs: list[str], embedder) -> dict:
+def latencies(store, settings, qs: list[str], embedder, before_fn: str | None = None) -> dict:
+    """match_chunks and the whole pipeline on every question. The pipeline runs twice per question, interleaved:
+    its searches at once (the default, candidates.parallel_searches) and one after another (before). With
+    before_fn (an earlier migration's match_chunks, see old_function), that function is timed too, interleaved
+    with the current one, as the app's role."""
     from rag.retrieve.pipeline import retrieve
 
     fn: list[float] = []
-    pipe: list[float] = []
-    for q in qs:
-        v = embedder.encode_query(q)
-        t = time.perf_counter()
-        store.match_chunks(v, q, match_count=10, candidate_count=50)
-        fn.append((time.perf_counter() - t) * 1000)
+    old: list[float] = []
+    role = store.transport.app_role
+    with store.transport.connection() as conn:
+        if before_fn:
+            conn.execute(f"grant execute on function {before_fn} to {role}")
+        for i, q in enumerate(qs):
+            lit = "[" + ",".join(f"{x:.6f}" for x in embedder.encode_query(q)) + "]"
+            pair = (("match_chunks", fn), (before_fn, old)) if before_fn else (("match_chunks", fn),)
+            for name, into in pair if i % 2 == 0 else pair[::-1]:  # either may find the other's pages cached
+                with conn.transaction():
+                    conn.execute(f"set local role {role}")
+                    t = time.perf_counter()
+                    conn.execute(f"select * from {name}(%s::vector, %s, 10, 50)", (lit, q)).fetchall()
+                    into.append((time.perf_counter() - t) * 1000)
     docs = store.list_documents()
-    for q in qs:
-        embedder._cache.clear()  # the pipeline embeds every question anew
-        t = time.perf_counter()
-        retrieve(store, embedder, q, settings.retrieval, documents=docs)
-        pipe.append((time.perf_counter() - t) * 1000)
+    at_once = settings.retrieval
+    in_turn = settings.retrieval.model_copy(deep=True)
+    in_turn.candidates.parallel_searches = 1
+    pipe: dict[str, list[float]] = {"at_once": [], "in_turn": []}
+    for i, q in enumerate(qs):
+        order = (("at_once", at_once), ("in_turn", in_turn))
+        for key, cfg in order if i % 2 == 0 else order[::-1]:
+            embedder._cache.clear()  # the pipeline embeds every question anew
+            t = time.perf_counter()
+            retrieve(store, embedder, q, cfg, documents=docs)
+            pipe[key].append((time.perf_counter() - t) * 1000)
     t = time.perf_counter()
     store.list_documents()
-    return {"hybrid_fn": _pct(fn), "pipeline": _pct(pipe), "list_documents_ms": round((time.perf_counter() - t) * 1000)}
+    row = {"hybrid_fn": _pct(fn), "pipeline": _pct(pipe["at_once"]),
+           "pipeline_searches_in_turn": _pct(pipe["in_turn"]),
+           "list_documents_ms": round((time.perf_counter() - t) * 1000)}
+    if before_fn:
+        row["hybrid_fn_before"] = _pct(old)
+    return row
 
 
 def old_function(store, path: Path, name: str = "match_chunks_before", fn: str = "match_chunks") -> str:
@@ -372,16 +397,23 @@ def main() -> None:
     print("terms_missing as the app's role, 069 (chunk_lexemes) against 072 (chunk_postings):",
           out["terms_missing"], flush=True)
     out["runs"] = []
+    before_074 = old_function(store, ROOT / "sql/071_fn_match_chunks_postings.sql", "match_chunks_071")
     for ef in [int(x) for x in args.ef.split(",")]:
         set_ef(store, ef)
-        row = {"ef_search": ef, **recall(store, qvecs, ef), **latencies(store, settings, qs, embedder)}
+        with store.transport.connection() as conn:  # the earlier function at the same ef_search
+            conn.execute(f"alter function {before_074}(vector, text, int, int, bigint[], text[], int, int, text[], "
+                         f"text[], int, double precision, double precision) set hnsw.ef_search = {ef}")
+        row = {"ef_search": ef, **recall(store, qvecs, ef),
+               **latencies(store, settings, qs, embedder, before_fn=before_074)}
         out["runs"].append(row)
         print(row, flush=True)
-    print(f"\n{'ef_search':>9} {'recall@10':>9} {'recall@50':>9} {'fn p50':>7} {'fn p95':>7} {'pipe p50':>8} "
-          f"{'pipe p95':>8}")
+    print(f"\n{'ef_search':>9} {'recall@10':>9} {'recall@50':>9} {'fn p50':>7} {'fn p95':>7} {'071 p50':>7} "
+          f"{'071 p95':>7} {'pipe p50':>8} {'pipe p95':>8} {'in turn p50':>11} {'in turn p95':>11}")
     for r in out["runs"]:
         print(f"{r['ef_search']:>9} {r['recall@10']:>9} {r['recall@50']:>9} {r['hybrid_fn']['p50_ms']:>7} "
-              f"{r['hybrid_fn']['p95_ms']:>7} {r['pipeline']['p50_ms']:>8} {r['pipeline']['p95_ms']:>8}")
+              f"{r['hybrid_fn']['p95_ms']:>7} {r['hybrid_fn_before']['p50_ms']:>7} "
+              f"{r['hybrid_fn_before']['p95_ms']:>7} {r['pipeline']['p50_ms']:>8} {r['pipeline']['p95_ms']:>8} "
+              f"{r['pipeline_searches_in_turn']['p50_ms']:>11} {r['pipeline_searches_in_turn']['p95_ms']:>11}")
     b = out["before"]
     print(f"before ({b['function']}, ef_search 200): function p50 {b['p50_ms']} ms, p95 {b['p95_ms']} ms")
     b = out["before_068"]

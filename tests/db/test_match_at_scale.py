@@ -231,3 +231,27 @@ def test_at_scale_the_app_role_finds_its_own_teams_words_and_never_anothers(big,
     assert len(_as_team(big, "team-a", hyphen, (vec, team_doc))) == 3
     assert _as_team(big, "team-b", hyphen, (vec, team_doc)) == []
     assert _as_team(big, "team-a", missing) == [("orbit quokkaline",)]
+
+
+def test_when_even_the_rarest_term_is_everywhere_the_latest_uploads_are_ranked(big):
+    # sql/074: 'revenue' and 'growth' are in all 32,000 chunks of the library's first document, more than the 5,000
+    # candidates the postings give. They are taken from the most recently added documents first, so a filing added
+    # today is ranked (071 took the first found in the index: the oldest document's, and never reached the new one).
+    with big.transport.connection() as conn:
+        doc = conn.execute("insert into documents (file_name, sha256, page_count, embedding_model, doc_type, "
+                           "workspace) values ('new.pdf', 'team-a-new', 1, 'all-MiniLM-L6-v2', '10-K', 'team-a') "
+                           "returning id").fetchone()[0]
+        conn.execute("""insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count,
+                                            embedding)
+                        select %s, i, 1, 1, 'revenue growth and more revenue growth, then revenue growth again', 9,
+                               (select embedding from chunks where chunk_index = 42 limit 1)
+                          from generate_series(0, 2) i""", (doc,))
+    try:
+        sql = ("select document_id, full_text_rank from match_chunks(%s::vector, 'revenue growth', 10, 50) "
+               "where full_text_rank is not null order by full_text_rank")
+        found = _as_team(big, "team-a", sql, (_lit(big, 7),))
+        assert [d for d, _ in found[:3]] == [doc] * 3, found
+        assert _as_team(big, "team-b", sql + " limit 3", (_lit(big, 7),))[0][0] != doc  # another team: never
+    finally:
+        with big.transport.connection() as conn:
+            conn.execute("delete from documents where id = %s", (doc,))
