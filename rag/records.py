@@ -6,14 +6,20 @@ figure row is read by its string keys past the store (statistics rows, such as d
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rag.domain import years_of
 
 
+@functools.cache
+def _init_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls) if f.init)
+
+
 def _take(cls: type, row: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls) if f.init}
+    names = _init_names(cls)
     return {k: v for k, v in row.items() if k in names}
 
 

@@ -16,7 +16,12 @@ from psycopg_pool import PoolTimeout
 from rag.errors import StoreError
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None), list})  # as JSON already (a list holds plain values here)
+
+
 def _jsonable(v: Any) -> Any:
+    if type(v) in _PLAIN:  # most values: one set lookup (list_documents at 4,620 documents: ~90,000 values)
+        return v
     if isinstance(v, (dt.date, dt.datetime)):
         return v.isoformat()
     if isinstance(v, decimal.Decimal):

@@ -137,3 +137,23 @@ def test_term_stats_follow_inserts_and_cascading_deletes(clean_store, ingest, pd
     assert ndoc("greenfield") >= 1
     clean_store.delete_document(r.document_id)
     assert ndoc("greenfield") == 0
+
+
+def test_chunk_and_figure_counts_are_kept_on_the_document(clean_store, ingest, pdfs):
+    # sql/075: list_documents reads the counts from the document row (at a million chunks counting them on each call
+    # took 117 ms); the triggers keep them through ingestion (as the app's role) and a direct delete
+    assert ingest(pdfs["paper"]).ok and ingest(pdfs["10k_2022"]).ok
+    counted = "select d.id, (select count(*) from chunks c where c.document_id = d.id), " \
+              "(select count(*) from figures f where f.document_id = d.id) from documents d order by d.id"
+
+    def listed():
+        return sorted((d.document_id, d.chunks, d.figures) for d in clean_store.list_documents())
+
+    with clean_store.transport.connection() as conn:
+        assert listed() == [tuple(r) for r in conn.execute(counted).fetchall()]
+        doc, n_chunks, n_figures = listed()[0]
+        assert n_chunks >= 4 and n_figures == 1
+        conn.execute("delete from figures where document_id = %s", (doc,))
+        conn.execute("delete from chunks where id in (select id from chunks where document_id = %s limit 2)", (doc,))
+        assert listed()[0] == (doc, n_chunks - 2, 0)
+        assert listed() == [tuple(r) for r in conn.execute(counted).fetchall()]

@@ -4,8 +4,13 @@ from rag.store import migrations
 
 
 def test_migrate_blank_database_then_rerun(store):
+    # a blank database beside the session's (dropping the session store's schema would leave its other pooled
+    # connections with pgvector's cached type of the dropped extension: "cache lookup failed for type")
     with store.transport.connection() as conn:
-        conn.execute("drop schema public cascade; create schema public")
+        conn.execute("drop database if exists blank_migrations")
+        conn.execute("create database blank_migrations")
+    url = psycopg.conninfo.make_conninfo(store.transport.url, dbname="blank_migrations")
+    with psycopg.connect(url, autocommit=True) as conn:
         applied = migrations.migrate(conn)
         assert applied == [p.name for p in migrations.migration_files()]
         assert migrations.migrate(conn) == []  # a second run applies nothing
