@@ -3,6 +3,7 @@
 import concurrent.futures as cf
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -133,7 +134,9 @@ def test_markup_in_a_pdf_is_shown_as_text(clean_store, ingest, tmp_path, setting
     at.chat_input[0].set_value("What does the Northwind report say about developer mode and the script?").run()
     shown = " ".join(m.value for m in at.markdown) + " ".join(e.label for e in at.expander)
     assert "<script>" not in shown and "](http://attacker" not in shown and "](javascript" not in shown
-    assert not any(getattr(m, "allow_html", False) for m in at.markdown)
+    # the only HTML the page writes is its own: an empty anchor per citation, whose id is made of two integers
+    html = [m.value for m in at.markdown if getattr(m, "allow_html", False)]
+    assert all(re.fullmatch(r'<div id="src-\d+-\d+"></div>', h) for h in html), html
 
 
 def test_secrets_never_reach_logs_traces_or_exports(clean_store, ingest, pdfs, settings, tmp_path):
