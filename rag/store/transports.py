@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import logging
+import random
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,8 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import PoolTimeout
 
 from rag.errors import StoreError
+
+log = logging.getLogger(__name__)
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None), list})  # as JSON already (a list holds plain values here)
@@ -45,6 +50,11 @@ def _workspace_name(name: str) -> str:
 
 
 APP_ROLE = "rag_app"
+RETRIES = 3  # a call rolled back as a deadlock or serialization failure is made again this many times
+
+
+class _TryAgain(Exception):
+    """A call that Postgres rolled back and that may simply be made again (deadlock, serialization failure)."""
 
 
 class PostgresTransport:
@@ -109,13 +119,23 @@ class PostgresTransport:
 
     def rpc(self, fn: str, params: dict[str, Any] | None = None, owner: bool = False) -> Any:
         """Call a SQL function: as rag_app under row-level security (the app's calls), or with owner=True as the
-        login itself (store-wide administration: migrations' helpers, re-indexing, reader roles)."""
-        try:
-            return self._rpc(fn, params, owner)
-        except StoreError:
-            raise
-        except (psycopg.Error, PoolTimeout) as exc:  # the server went away, or no connection in time
-            raise StoreError(f"{fn}() failed: the database is unreachable ({one_line(exc)})") from exc
+        login itself (store-wide administration: migrations' helpers, re-indexing, reader roles). A call that
+        Postgres rolled back as a deadlock or a serialization failure is made again, up to RETRIES times: each call
+        is one transaction, so nothing of the failed attempt remains (two ingestions of one company's filings and a
+        delete of a third can deadlock on the term statistics and the document rows)."""
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._rpc(fn, params, owner)
+            except _TryAgain as exc:
+                if attempt == RETRIES:
+                    raise StoreError(f"{fn}() failed: {one_line(exc.__cause__ or exc)}") from exc.__cause__
+                log.info("%s() rolled back (%s); trying again", fn, one_line(exc.__cause__ or exc))
+                time.sleep(random.uniform(0.05, 0.25) * (attempt + 1))
+            except StoreError:
+                raise
+            except (psycopg.Error, PoolTimeout) as exc:  # the server went away, or no connection in time
+                raise StoreError(f"{fn}() failed: the database is unreachable ({one_line(exc)})") from exc
+        raise AssertionError("unreachable")
 
     def _rpc(self, fn: str, params: dict[str, Any] | None, owner: bool) -> Any:
         params = {k: v for k, v in (params or {}).items() if v is not None}
@@ -140,6 +160,8 @@ class PostgresTransport:
                         cur.execute(f"set local role {self.app_role}")
                     cur.execute(sql, values)
                     rows = cur.fetchall()
+            except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
+                raise _TryAgain() from exc
             except psycopg.OperationalError:
                 raise
             except psycopg.Error as exc:

@@ -157,3 +157,60 @@ def test_chunk_and_figure_counts_are_kept_on_the_document(clean_store, ingest, p
         conn.execute("delete from chunks where id in (select id from chunks where document_id = %s limit 2)", (doc,))
         assert listed()[0] == (doc, n_chunks - 2, 0)
         assert listed() == [tuple(r) for r in conn.execute(counted).fetchall()]
+
+
+def test_a_count_that_a_move_would_make_stale_is_refused(clean_store, ingest, pdfs):
+    # sql/076: a team's insert of chunks waits for an owner who is moving the document to another team; once the move
+    # commits, the trigger can no longer count the document (the row fails the team's write policy), so the insert is
+    # refused as a serialization failure, not left with a stale count. The app role deletes no chunk or figure
+    # directly (they go with their document, which still counts nothing and refuses nothing: nothing is left).
+    import threading
+
+    import psycopg
+
+    assert ingest(pdfs["paper"]).ok
+    with clean_store.transport.connection() as conn:
+        doc, n = conn.execute("select id, chunk_count from documents").fetchone()
+        conn.execute("update documents set workspace = 'team-a' where id = %s", (doc,))
+    result: dict = {}
+
+    def as_team_a(sql):
+        with clean_store.transport.connection() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute("select set_config('rag.workspace', 'team-a', true)")
+                    conn.execute("set local role rag_app")
+                    result["rows"] = conn.execute(sql, (doc,)).rowcount
+            except psycopg.Error as exc:
+                result["error"] = exc.sqlstate
+
+    as_team_a("delete from chunks where document_id = %s")
+    assert result == {"error": "42501"}  # permission denied: not even its own
+    result.clear()
+    insert = ("insert into chunks (document_id, chunk_index, page_start, page_end, content, token_count) "
+              "values (%s, 999, 1, 1, 'one more', 2)")
+    with clean_store.transport.connection() as owner, owner.transaction():
+        owner.execute("update documents set workspace = 'team-b' where id = %s", (doc,))
+        t = threading.Thread(target=as_team_a, args=(insert,))
+        t.start()
+        t.join(2)
+        assert t.is_alive()  # the insert waits for the move
+    t.join(30)
+    assert result.get("error") == "40001", result
+    with clean_store.transport.connection() as conn:
+        assert conn.execute("select chunk_count, (select count(*) from chunks where document_id = %s) "
+                            "from documents where id = %s", (doc, doc)).fetchone() == (n, n)
+        conn.execute("update documents set workspace = null where id = %s", (doc,))  # shared again
+    assert clean_store.delete_document(doc)  # as the app role: the cascade refuses nothing
+    with clean_store.transport.connection() as conn:
+        assert conn.execute("select count(*) from chunks where document_id = %s", (doc,)).fetchone() == (0,)
+
+
+def test_no_planner_statistics_on_the_counts(clean_store, ingest, pdfs):
+    # sql/077: the counts are seen by plain EXPLAIN's estimates of every role, across workspaces
+    assert ingest(pdfs["paper"]).ok
+    with clean_store.transport.connection() as conn:
+        conn.execute("analyze documents")
+        kept = conn.execute("select attname from pg_stats where tablename = 'documents' "
+                            "and attname in ('chunk_count', 'figure_count')").fetchall()
+    assert kept == []

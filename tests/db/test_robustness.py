@@ -160,3 +160,31 @@ def test_the_cli_closes_its_connections(tmp_path):
     for _ in range(3):  # an unclosed pool joined at interpreter exit printed "Exception ignored … RuntimeError"
         r = _cli("ask", "--sql", "select count(*) as n from v_documents", RAG_DATA_DIR=str(tmp_path / "pg"))
         assert r.returncode == 0 and "Exception ignored" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_call_rolled_back_as_a_conflict_is_made_again(store):
+    # a deadlock or serialization failure rolls the whole call back (one call, one transaction): the transport makes
+    # it again, up to RETRIES times, and then says what happened (not "unreachable")
+    from rag.errors import StoreError
+    from rag.store.transports import RETRIES
+
+    with store.transport.connection() as conn:
+        conn.execute("drop sequence if exists flaky_calls; create sequence flaky_calls")
+        conn.execute("""create or replace function flaky_call(p_fail_until int) returns int language plpgsql as $$
+                        declare n int := nextval('flaky_calls');
+                        begin
+                            if n <= p_fail_until then
+                                raise exception 'could not serialize access' using errcode = '40001';
+                            end if;
+                            return n;
+                        end $$""")
+    try:
+        assert store.admin_rpc("flaky_call", {"p_fail_until": 2}) == 3  # failed twice, then went through
+        with pytest.raises(StoreError) as err:
+            store.admin_rpc("flaky_call", {"p_fail_until": 100})
+        assert "could not serialize access" in str(err.value) and "unreachable" not in str(err.value)
+        with store.transport.connection() as conn:
+            assert conn.execute("select last_value from flaky_calls").fetchone()[0] == 3 + RETRIES + 1
+    finally:
+        with store.transport.connection() as conn:
+            conn.execute("drop function flaky_call(int); drop sequence flaky_calls")
