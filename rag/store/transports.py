@@ -235,6 +235,8 @@ class SupabaseTransport:
         from supabase import create_client
 
         self.client = create_client(url, key)
+        # built now, not on first use: the lazy property is not thread-safe, and retrieval's searches run at once
+        _ = self.client.postgrest
 
     def rpc(self, fn: str, params: dict[str, Any] | None = None, owner: bool = False) -> Any:
         body = {}
