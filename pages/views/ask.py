@@ -85,6 +85,9 @@ def _open_page(e) -> None:
     st.image(png, width="stretch")
 
 
+_ANCHOR_STYLE = "scroll-margin-top: 5rem"
+
+
 def _linked(text: str, i: int, markers: set[int]) -> str:
     """[n] markers as links to their citation below the answer."""
     return re.sub(r"\[(\d{1,2})\](?!\()", lambda m: f"[\\[{m.group(1)}\\]](#src-{i}-{m.group(1)})"
@@ -110,7 +113,8 @@ def _citations(a: Answer, i: int) -> None:
         return
     st.markdown("**Sources**")
     for e in a.evidence:
-        st.markdown(f'<div id="src-{i}-{e.marker}"></div>', unsafe_allow_html=True)  # our own id: the link target
+        # our own id, the [n] link's target; the margin keeps the citation clear of the app's header when jumped to
+        st.markdown(f'<div id="src-{i}-{e.marker}" style="{_ANCHOR_STYLE}"></div>', unsafe_allow_html=True)
         with st.container(border=True):
             st.markdown(f"**[{e.marker}]** {untrusted(e.source)}" + ("" if e.verified else " — *quote not verified*"))
             st.markdown("> " + untrusted(" ".join(e.quote.split())))

@@ -36,7 +36,7 @@ def test_ask_answers_with_citations_feedback_and_follow_ups(app, clean_store):
     text = " ".join(m.value for m in app.markdown)
     assert "(1,577)" in text and "](#src-0-1)" in text  # the marker links to its citation
     assert any(m.value.startswith("**[1]** Acme Widgets 10-K FY2022") for m in app.markdown)
-    assert '<div id="src-0-1"></div>' in text  # the link's target, right before the citation
+    assert '<div id="src-0-1" style="scroll-margin-top: 5rem"></div>' in text  # the link's target, right before the citation
     assert app.session_state["chat"][-1]["follow_ups"]
     a = app.session_state["last_answer"]
     assert a.confidence in ("high", "medium") and a.evidence[0].verified

@@ -134,9 +134,9 @@ def test_markup_in_a_pdf_is_shown_as_text(clean_store, ingest, tmp_path, setting
     at.chat_input[0].set_value("What does the Northwind report say about developer mode and the script?").run()
     shown = " ".join(m.value for m in at.markdown) + " ".join(e.label for e in at.expander)
     assert "<script>" not in shown and "](http://attacker" not in shown and "](javascript" not in shown
-    # the only HTML the page writes is its own: an empty anchor per citation, whose id is made of two integers
+    # the only HTML the page writes is its own: an empty anchor per citation, whose id is made of two integers (and a fixed style)
     html = [m.value for m in at.markdown if getattr(m, "allow_html", False)]
-    assert all(re.fullmatch(r'<div id="src-\d+-\d+"></div>', h) for h in html), html
+    assert all(re.fullmatch(r'<div id="src-\d+-\d+" style="scroll-margin-top: 5rem"></div>', h) for h in html), html
 
 
 def test_secrets_never_reach_logs_traces_or_exports(clean_store, ingest, pdfs, settings, tmp_path):

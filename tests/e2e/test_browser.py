@@ -105,6 +105,21 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ART / f"{name}.png"), full_page=True)
 
 
+def _settle(page, timeout: float = 10) -> None:
+    """Until the page's scroll position and height have held still for 0.6 s: images load late, and
+    Streamlit's stick-to-bottom scroller reacts to height changes, so a click on a moving page races both."""
+    js = "() => { const e = document.querySelector('[data-testid=\"stAppScrollToBottomContainer\"]')" \
+         " || document.scrollingElement; return [e.scrollTop, e.scrollHeight]; }"
+    last, since, deadline = None, time.time(), time.time() + timeout
+    while time.time() < deadline:
+        now = page.evaluate(js)
+        if now != last:
+            last, since = now, time.time()
+        elif time.time() - since >= 0.6:
+            return
+        page.wait_for_timeout(100)
+
+
 def _wait_idle(page, timeout: float = 180) -> None:
     """Until Streamlit has finished the run (no 'Running…' status widget)."""
     page.wait_for_timeout(500)
@@ -157,10 +172,14 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     cited = msg.get_by_text("Net sales were $12,345 million in 2022").first
     assert cited.bounding_box()["y"] < img.bounding_box()["y"]
     # the [1] marker links to its citation; the citation opens its page, rendered, with the quote marked
-    msg.locator('a[href^="#src-"]').first.click()
-    page.wait_for_timeout(1000)
-    box = first_source.bounding_box()
-    assert box is not None and 0 <= box["y"] <= 800, box  # scrolled to the citation
+    link = msg.locator('a[href^="#src-"]').first
+    marker = link.get_attribute("href").rsplit("-", 1)[1]
+    link.scroll_into_view_if_needed()  # a reader scrolls up to the answer, then clicks a marker
+    _settle(page)
+    link.click()
+    _settle(page)
+    box = msg.get_by_text(f"[{marker}] Acme Widgets 10-K FY2022").first.bounding_box()
+    assert box is not None and 60 <= box["y"] <= 800, box  # scrolled to that citation, clear of the header
     _shot(page, "3_citation")
     msg.get_by_role("button", name="Open page").first.click()
     dialog = page.locator('[role="dialog"]')
