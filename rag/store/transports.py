@@ -53,6 +53,12 @@ APP_ROLE = "rag_app"
 RETRIES = 3  # a call rolled back as a deadlock or serialization failure is made again this many times
 
 
+def _reset_session(conn: psycopg.Connection) -> None:
+    """A connection back in the pool loses whatever its last user SET for the session (a role, a timeout): the next
+    user gets the login's settings. The app's own calls only SET LOCAL; this guards against any code that did not."""
+    conn.execute("reset all; reset role")
+
+
 class _TryAgain(Exception):
     """A call that Postgres rolled back and that may simply be made again (deadlock, serialization failure)."""
 
@@ -73,6 +79,7 @@ class PostgresTransport:
             kwargs={"autocommit": True, "options": f"-c statement_timeout={int(statement_timeout_ms)}"
                     + (f" -c rag.workspace={_workspace_name(workspace)}" if workspace else "")},
             open=False,
+            reset=_reset_session,
         )
         try:
             self._pool.open(wait=True, timeout=30)

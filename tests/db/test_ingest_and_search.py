@@ -194,7 +194,7 @@ def test_a_count_that_a_move_would_make_stale_is_refused(clean_store, ingest, pd
         t = threading.Thread(target=as_team_a, args=(insert,))
         t.start()
         t.join(2)
-        assert t.is_alive()  # the insert waits for the move
+        assert t.is_alive(), result  # the insert waits for the move
     t.join(30)
     assert result.get("error") == "40001", result
     with clean_store.transport.connection() as conn:

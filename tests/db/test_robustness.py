@@ -191,6 +191,22 @@ def test_a_call_rolled_back_as_a_conflict_is_made_again(store):
             conn.execute("drop function flaky_call(int); drop sequence flaky_calls")
 
 
+def test_a_pooled_connection_comes_back_with_the_logins_settings(store):
+    # whatever one user of a pooled connection SET for its session (a role, a timeout) is gone for the next one
+    from contextlib import ExitStack
+
+    with store.transport.connection() as conn:
+        login = conn.execute("select current_user, current_setting('statement_timeout')").fetchone()
+        conn.execute("set lock_timeout = 300")
+        conn.execute("set statement_timeout = 5")
+        conn.execute("set role rag_app")
+    with ExitStack() as stack:
+        conns = [stack.enter_context(store.transport.connection()) for _ in range(4)]  # the whole pool
+        for c in conns:
+            assert c.execute("select current_user, current_setting('statement_timeout')").fetchone() == login
+            assert c.execute("select current_setting('lock_timeout')").fetchone() == ("0",)
+
+
 def test_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store, caplog):
     # sql/078: an ingestion and a delete of the same company's documents lock those documents first, in id order;
     # before, a delete (document, then term statistics) and an ingestion (term statistics, then the document, through
