@@ -9,6 +9,7 @@ import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag import jobs
+from rag.answer.export import untrusted
 from rag.answer.labels import document_label
 from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file
@@ -155,17 +156,21 @@ def _table(docs: list[DocumentMeta]) -> None:
                                                                     step=1, format="%d")})
     changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
     if changed and st.button(f"Save {len(changed)} correction(s)"):
-        for new, old in changed:
-            get_store().update_document_metadata(
-                new["id"], company=new["company"] if new["company"] != old["company"] else None,
-                fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
-                fiscal_period=new["period"] if new["period"] != old["period"] else None,
-                doc_type=new["type"] if new["type"] != old["type"] else None,
-                title=new["title"] if new["title"] != old["title"] else None)
-        st.session_state["saved_note"] = f"Saved {len(changed)} correction(s)."
+        refused = [untrusted(new["document"]) for new, old in changed if not get_store().update_document_metadata(
+            new["id"], company=new["company"] if new["company"] != old["company"] else None,
+            fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
+            fiscal_period=new["period"] if new["period"] != old["period"] else None,
+            doc_type=new["type"] if new["type"] != old["type"] else None,
+            title=new["title"] if new["title"] != old["title"] else None)]
+        note = f"Saved {len(changed) - len(refused)} correction(s)."
+        if refused:
+            note += (f" Not saved for {', '.join(refused)}: a shared document is corrected by its owner, and a deleted"
+                     " one no longer exists.")
+        st.session_state["saved_note"] = (note, bool(refused))
         st.rerun()
     if st.session_state.get("saved_note"):
-        st.success(st.session_state["saved_note"])  # stays until the next change
+        note, refused = st.session_state["saved_note"]
+        (st.warning if refused else st.success)(note)  # stays until the next change
 
 
 def _related_delete_reindex(docs: list[DocumentMeta]) -> None:

@@ -221,3 +221,36 @@ def test_a_move_in_an_older_snapshot_is_refused_and_estimates_show_no_other_team
     plans = [_as(s, "rag_app", f"explain select * from chunk_postings where lexeme = '{w}'",
                  claims='{"workspace": "team-b"}')[0][0] for w in (word, "qqzzxxv")]
     assert plans[0] == plans[1]
+
+
+def test_a_metadata_edit_locks_only_the_callers_own_documents(two_workspaces):
+    # sql/079: update_document_metadata locks the documents of the filing's company before it writes; a team's edit,
+    # held open, never locks a shared document or another team's, and a team cannot edit (or lock) either
+    s = two_workspaces
+    with s.transport.connection() as conn:
+        a_doc, key = conn.execute("select id, company_key from documents where workspace = 'team-a'").fetchone()
+        shared = conn.execute("select id from documents where workspace is null").fetchone()[0]
+        b_doc = conn.execute("select id from documents where workspace = 'team-b'").fetchone()[0]
+        conn.execute("update documents set company_key = %s where id in (%s, %s)", (key, shared, b_doc))
+    with s.transport.connection() as team, s.transport.connection() as owner:
+        team.execute("begin")
+        team.execute("select set_config('rag.workspace', 'team-a', true)")
+        team.execute("set local role rag_app")
+        assert team.execute("select update_document_metadata(%s, p_fiscal_year => 2031)", (a_doc,)).fetchone()[0]
+        assert not team.execute("select update_document_metadata(%s, p_company => 'X', p_company_key => 'x')",
+                                (b_doc,)).fetchone()[0]  # not its own: not found
+        assert not team.execute("select update_document_metadata(%s, p_company => 'X', p_company_key => 'x')",
+                                (shared,)).fetchone()[0]  # seen but not its own: nothing saved, and it says so (080)
+        owner.execute("set lock_timeout = 200")
+        try:
+            locked = owner.execute("select id from documents where id in (%s, %s) for update nowait",
+                                   (shared, b_doc)).fetchall()  # neither is locked by the team's open edit
+            assert sorted(r[0] for r in locked) == sorted([shared, b_doc])
+            with pytest.raises(psycopg.errors.LockNotAvailable):  # its own filing is
+                owner.execute("select id from documents where id = %s for update nowait", (a_doc,))
+        finally:
+            owner.execute("reset lock_timeout")
+        team.execute("commit")
+    with s.transport.connection() as conn:
+        rows = dict(conn.execute("select id, company_key from documents where id in (%s, %s)", (shared, b_doc)).fetchall())
+        assert rows == {shared: key, b_doc: key}  # neither was edited

@@ -1,0 +1,57 @@
+-- update_document_metadata (replaces 079; same signature) returns false when it saved nothing. A team could see a
+-- shared document and "edit" it: the update passed no row through the team's write policy, changed nothing, and the
+-- function still said true, so the Library page reported the correction as saved.
+create or replace function update_document_metadata(p_document_id bigint, p_company text default null,
+                                                    p_company_key text default null, p_fiscal_year int default null,
+                                                    p_fiscal_period text default null, p_doc_type text default null,
+                                                    p_title text default null)
+returns boolean
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    old_key text;
+    ws text;
+    now_key text;
+    now_ws text;
+begin
+    select company_key, coalesce(workspace, '') into old_key, ws from documents where id = p_document_id;
+    if not found then
+        return false;
+    end if;
+    loop  -- until the company locked for is the filing's company once the locks are held (an edit may move it)
+        perform 1 from documents d
+         where (d.id = p_document_id
+                or (d.company_key in (old_key, p_company_key) and d.company_key <> ''
+                    and coalesce(d.workspace, '') = ws))
+         order by d.id
+           for no key update;
+        select company_key, coalesce(workspace, '') into now_key, now_ws from documents where id = p_document_id;
+        if not found then
+            return false;
+        end if;
+        exit when now_key is not distinct from old_key and now_ws = ws;
+        old_key := now_key;
+        ws := now_ws;
+    end loop;
+    update documents
+       set company = coalesce(p_company, company),
+           company_key = coalesce(p_company_key, company_key),
+           fiscal_year = coalesce(p_fiscal_year, fiscal_year),
+           fiscal_period = coalesce(p_fiscal_period, fiscal_period),
+           doc_type = coalesce(p_doc_type, doc_type),
+           title = coalesce(nullif(btrim(p_title), ''), title),
+           meta = case when p_fiscal_year is not null
+                       then meta || jsonb_build_object('year_labels', jsonb_build_array(p_fiscal_year))
+                       else meta end
+     where id = p_document_id;
+    if not found then  -- visible but not the caller's to edit (a shared document, for a team): nothing was saved
+        return false;
+    end if;
+    perform refresh_relations(old_key);
+    if p_company_key is not null and p_company_key is distinct from old_key then
+        perform refresh_relations(p_company_key);
+    end if;
+    return true;
+end;
+$$;
