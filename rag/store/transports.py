@@ -50,7 +50,7 @@ def _workspace_name(name: str) -> str:
 
 
 APP_ROLE = "rag_app"
-RETRIES = 3  # a call rolled back as a deadlock or serialization failure is made again this many times
+RETRIES = 3  # a call rolled back as a conflict with a concurrent one is made again this many times
 
 
 def _reset_session(conn: psycopg.Connection) -> None:
@@ -128,8 +128,9 @@ class PostgresTransport:
         """Call a SQL function: as rag_app under row-level security (the app's calls), or with owner=True as the
         login itself (store-wide administration: migrations' helpers, re-indexing, reader roles). A call that
         Postgres rolled back as a deadlock or a serialization failure is made again, up to RETRIES times: each call
-        is one transaction, so nothing of the failed attempt remains (two ingestions of one company's filings and a
-        delete of a third can deadlock on the term statistics and the document rows)."""
+        is one transaction, so nothing of the failed attempt remains. So is one whose period links (derived data,
+        recomputed by the call) pointed at a filing that a concurrent delete removed: the owner deleting a shared
+        filing while a team ingests or edits one of the same company."""
         for attempt in range(RETRIES + 1):
             try:
                 return self._rpc(fn, params, owner)
@@ -169,6 +170,10 @@ class PostgresTransport:
                     rows = cur.fetchall()
             except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
                 raise _TryAgain() from exc
+            except psycopg.errors.ForeignKeyViolation as exc:
+                if exc.diag.table_name == "document_relations":  # derived links to a filing deleted meanwhile
+                    raise _TryAgain() from exc  # (a shared one, whose delete a team's writer cannot lock out)
+                raise StoreError(f"{fn}() failed: {one_line(exc)}") from exc
             except psycopg.OperationalError:
                 raise
             except psycopg.Error as exc:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pymupdf
 import pytest
 
@@ -291,3 +292,102 @@ def test_metadata_edits_ingests_and_deletes_of_one_company_at_once_do_not_deadlo
     docs = clean_store.list_documents()
     assert len(docs) == 12 and all(d.chunks == 20 for d in docs)
     assert sorted({d.company for d in docs}) == ["Acme", "Acme Holdings"]
+
+
+def _filing(conn, name: str, workspace: str | None, key: str, year: int) -> int:
+    return conn.execute("""insert into documents (file_name, sha256, page_count, embedding_model, company, company_key,
+                                                  doc_type, fiscal_year, workspace)
+                           values (%s, %s, 1, 'all-MiniLM-L6-v2', %s, %s, '10-K', %s, %s) returning id""",
+                        (name, name, key.title(), key, year, workspace)).fetchone()[0]
+
+
+def _as_team(conn, workspace: str = "team-a") -> None:
+    conn.execute("begin")
+    conn.execute("select set_config('rag.workspace', %s, true)", (workspace,))
+    conn.execute("set local role rag_app")
+
+
+def test_an_edit_whose_filing_moved_meanwhile_takes_its_locks_again_with_none_held(clean_store):
+    # sql/081: E2 moves d from acme to beta and holds it; E1 (a year edit of d, read as acme) waits on d; E3 (moving
+    # b1 to acme) waits on b1. When E2 commits, E1 finds d moved: under 079 it kept d and a3 while it went for b1,
+    # which E3 held while it waited for d (a deadlock, 2 runs in 4 of an independent review's test). Now E1 gives
+    # its locks back before it takes them again. Raw connections: no retry hides a deadlock.
+    import threading
+
+    for round_ in range(3):  # fresh filings each round: b1 (beta) < d (acme) < a3 (acme), by id
+        with clean_store.transport.connection() as c:
+            b1 = _filing(c, f"b1-{round_}", "team-a", f"beta{round_}", 2001)
+            d = _filing(c, f"d-{round_}", "team-a", f"acme{round_}", 2002)
+            _filing(c, f"a3-{round_}", "team-a", f"acme{round_}", 2003)
+        done: dict = {}
+
+        def edit(name, conn, doc, company, done=done):
+            try:
+                _as_team(conn)
+                done[name] = conn.execute("select update_document_metadata(%s, %s, %s, 2010)",
+                                          (doc, company.title(), company)).fetchone()[0]
+                conn.execute("commit")
+            except psycopg.Error as exc:
+                done[name] = exc.sqlstate
+                conn.execute("rollback")
+
+        with clean_store.transport.connection() as e2, clean_store.transport.connection() as e1, \
+                clean_store.transport.connection() as e3:
+            _as_team(e2)
+            assert e2.execute("select update_document_metadata(%s, 'Beta', %s)", (d, f"beta{round_}")).fetchone()[0]
+            t1 = threading.Thread(target=edit, args=("e1", e1, d, f"acme{round_}"))  # d, read as acme
+            t1.start()
+            time.sleep(0.5)
+            t3 = threading.Thread(target=edit, args=("e3", e3, b1, f"acme{round_}"))  # b1 to acme
+            t3.start()
+            time.sleep(0.5)
+            e2.execute("commit")
+            t1.join(20)
+            t3.join(20)
+        assert done == {"e1": True, "e3": True}, done  # 40P01 for one of them under 079
+
+
+def test_a_teams_edit_and_ingest_survive_the_owner_deleting_a_shared_filing_of_the_company(clean_store, caplog):
+    # a team's writer cannot lock shared filings (row-level security), so the owner may delete one while a team's
+    # call links its filing to it; the call then fails on document_relations' foreign key and is made again
+    import logging
+    import threading
+
+    from rag.store import Store
+    from rag.store.transports import PostgresTransport
+
+    with clean_store.transport.connection() as c:
+        shared = _filing(c, "s1", None, "acme", 2019)
+        own = _filing(c, "a1", "team-a", "acme", 2020)
+    team = PostgresTransport(clean_store.transport.url, workspace="team-a")
+    team.use_app_role()
+    store = Store(team, "postgres", clean_store.settings)
+    caplog.set_level(logging.INFO, logger="rag.store.transports")
+    try:
+        for call in (lambda: store.update_document_metadata(own, fiscal_year=2021),
+                     lambda: store.ingest_document({"file_name": "n.pdf", "sha256": "n", "page_count": 1,
+                                                    "embedding_model": "all-MiniLM-L6-v2", "doc_type": "10-K",
+                                                    "company": "Acme", "company_key": "acme", "fiscal_year": 2022},
+                                                   [], [])):
+            result: dict = {}
+            with clean_store.transport.connection() as owner:
+                owner.execute("begin")
+                assert owner.execute("select delete_document(%s)", (shared,)).fetchone()[0]
+
+                def run(call=call, result=result):
+                    try:
+                        result["value"] = call()
+                    except Exception as exc:  # noqa: BLE001 - reported by the assertion below
+                        result["error"] = str(exc)
+
+                t = threading.Thread(target=run)
+                t.start()
+                time.sleep(1.0)  # the team's call waits for the delete (the relations' foreign key)
+                owner.execute("commit")
+                t.join(30)
+            assert "error" not in result, result
+            with clean_store.transport.connection() as c:
+                shared = _filing(c, f"s{len(caplog.records)}", None, "acme", 2019)  # again for the next call
+        assert [r for r in caplog.records if "trying again" in r.getMessage() and "foreign key" in r.getMessage()]
+    finally:
+        team.close()
