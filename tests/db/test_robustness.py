@@ -208,43 +208,53 @@ def test_a_pooled_connection_comes_back_with_the_logins_settings(store):
             assert c.execute("select current_setting('lock_timeout')").fetchone() == ("0",)
 
 
-def test_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store, caplog):
-    # sql/078: an ingestion and a delete of the same company's documents lock those documents first, in id order;
-    # before, a delete (document, then term statistics) and an ingestion (term statistics, then the document, through
-    # the relations' foreign key) deadlocked (28 of 61 calls in an attack with 8 threads). Nothing may need a retry.
+def _acme_filing(rng, sha: str, year: int) -> tuple[dict, list[dict], list[dict]]:
+    """A 20-chunk Acme 10-K for ingest_document()."""
+    doc = {"file_name": f"{sha}.pdf", "sha256": sha, "page_count": 1, "embedding_model": "all-MiniLM-L6-v2",
+           "doc_type": "10-K", "company": "Acme", "company_key": "acme", "fiscal_year": year}
+    chunks = [{"chunk_index": i, "page_start": 1, "page_end": 1, "token_count": 5,
+               "content": f"revenue growth margin operating results {i}",
+               "embedding": "[" + ",".join(f"{x:.5f}" for x in rng.standard_normal(384)) + "]"}
+              for i in range(20)]
+    return doc, chunks, []
+
+
+def _at_once_without_retries(caplog, step, threads: int = 6, rounds: int = 4) -> None:
+    """step(k, j) in `threads` threads, `rounds` times each: no call may fail, nor need a retry."""
     import logging
     import threading
-
-    rng = np.random.default_rng(7)
-
-    def payload(sha: str, year: int) -> tuple[dict, list[dict], list[dict]]:
-        doc = {"file_name": f"{sha}.pdf", "sha256": sha, "page_count": 1, "embedding_model": "all-MiniLM-L6-v2",
-               "doc_type": "10-K", "company": "Acme", "company_key": "acme", "fiscal_year": year}
-        chunks = [{"chunk_index": i, "page_start": 1, "page_end": 1, "token_count": 5,
-                   "content": f"revenue growth margin operating results {i}",
-                   "embedding": "[" + ",".join(f"{x:.5f}" for x in rng.standard_normal(384)) + "]"}
-                  for i in range(20)]
-        return doc, chunks, []
 
     errors: list[str] = []
 
     def worker(k: int) -> None:
-        for j in range(4):
+        for j in range(rounds):
             try:
-                out = clean_store.ingest_document(*payload(f"lock-{k}-{j}", 2000 + j))
-                if j % 2:
-                    assert clean_store.delete_document(out["document_id"])
+                step(k, j)
             except Exception as exc:  # noqa: BLE001 - every failure is reported by the assertion below
                 errors.append(str(exc))
 
     caplog.set_level(logging.INFO, logger="rag.store.transports")
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
-    for t in threads:
+    running = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    for t in running:
         t.start()
-    for t in threads:
+    for t in running:
         t.join(120)
     assert errors == []
     assert not [r for r in caplog.records if "trying again" in r.getMessage()]
+
+
+def test_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store, caplog):
+    # sql/078: an ingestion and a delete of the same company's documents lock those documents first, in id order;
+    # before, a delete (document, then term statistics) and an ingestion (term statistics, then the document, through
+    # the relations' foreign key) deadlocked (28 of 61 calls in an attack with 8 threads). Nothing may need a retry.
+    rng = np.random.default_rng(7)
+
+    def step(k: int, j: int) -> None:
+        out = clean_store.ingest_document(*_acme_filing(rng, f"lock-{k}-{j}", 2000 + j))
+        if j % 2:
+            assert clean_store.delete_document(out["document_id"])
+
+    _at_once_without_retries(caplog, step)
     docs = clean_store.list_documents()
     assert len(docs) == 12 and all(d.chunks == 20 for d in docs)
 
@@ -253,42 +263,16 @@ def test_metadata_edits_ingests_and_deletes_of_one_company_at_once_do_not_deadlo
     # sql/079: update_document_metadata takes 078's locks too (the documents of the old and the new company in the
     # writer's workspace, by id) before it writes, so an edit of a filing's company or year never deadlocks with an
     # ingestion or a delete of the same company. Nothing may need a retry.
-    import logging
-    import threading
-
     rng = np.random.default_rng(11)
 
-    def payload(sha: str, year: int) -> tuple[dict, list[dict], list[dict]]:
-        doc = {"file_name": f"{sha}.pdf", "sha256": sha, "page_count": 1, "embedding_model": "all-MiniLM-L6-v2",
-               "doc_type": "10-K", "company": "Acme", "company_key": "acme", "fiscal_year": year}
-        chunks = [{"chunk_index": i, "page_start": 1, "page_end": 1, "token_count": 5,
-                   "content": f"revenue growth margin operating results {i}",
-                   "embedding": "[" + ",".join(f"{x:.5f}" for x in rng.standard_normal(384)) + "]"}
-                  for i in range(20)]
-        return doc, chunks, []
+    def step(k: int, j: int) -> None:
+        doc_id = clean_store.ingest_document(*_acme_filing(rng, f"edit-{k}-{j}", 2000 + j))["document_id"]
+        assert clean_store.update_document_metadata(doc_id, fiscal_year=2010 + j)
+        assert clean_store.update_document_metadata(doc_id, company="Acme Holdings" if k % 2 else "Acme")
+        if j % 2:
+            assert clean_store.delete_document(doc_id)
 
-    errors: list[str] = []
-
-    def worker(k: int) -> None:
-        for j in range(4):
-            try:
-                out = clean_store.ingest_document(*payload(f"edit-{k}-{j}", 2000 + j))
-                doc_id = out["document_id"]
-                assert clean_store.update_document_metadata(doc_id, fiscal_year=2010 + j)
-                assert clean_store.update_document_metadata(doc_id, company="Acme Holdings" if k % 2 else "Acme")
-                if j % 2:
-                    assert clean_store.delete_document(doc_id)
-            except Exception as exc:  # noqa: BLE001 - every failure is reported by the assertion below
-                errors.append(str(exc))
-
-    caplog.set_level(logging.INFO, logger="rag.store.transports")
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert errors == []
-    assert not [r for r in caplog.records if "trying again" in r.getMessage()]
+    _at_once_without_retries(caplog, step)
     docs = clean_store.list_documents()
     assert len(docs) == 12 and all(d.chunks == 20 for d in docs)
     assert sorted({d.company for d in docs}) == ["Acme", "Acme Holdings"]
