@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -343,6 +344,19 @@ def cmd_reindex(args) -> int:
     return 0
 
 
+def cmd_redetect(args) -> int:
+    from rag.ingest.redetect import redetect_issuers
+
+    settings = _settings(args)
+    store = _store(args, settings)
+    changes = redetect_issuers(store, apply=not args.dry_run)
+    for did, name, old, new in changes:
+        show = lambda x: re.sub(r"[\x00-\x1f\x7f]", "?", x)  # noqa: E731 (document text: no control characters)
+        print(f"{did:>5}  {show(name)[:44]:44}  {show(old or '—')[:30]:30} -> {show(new)}")
+    print(f"{'would change' if args.dry_run else 'changed'} the issuer of {len(changes)} document(s)")
+    return 0
+
+
 def cmd_facts(args) -> int:
     settings = _settings(args)
     store = _store(args, settings)
@@ -494,6 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figures_parser(sub)
 
     _add_serve_parser(sub)
+    s = sub.add_parser("redetect", help="read every stored report's issuer again from its whole text")
+    s.add_argument("--dry-run", action="store_true", help="only list what would change")
+    s.set_defaults(fn=cmd_redetect)
     for name, fn, text in (("doctor", cmd_doctor, "consistency checks; non-zero exit when one fails"),
                            ("reindex", cmd_reindex, "re-embed the store with the configured model")):
         sub.add_parser(name, help=text).set_defaults(fn=fn)

@@ -187,6 +187,7 @@ class RetrievalSettings(BaseModel):
     cross_encoder: str | None = Field(None, description="sentence-transformers CrossEncoder name or path; None = "
                                       "heuristic reranking only (no cross-encoder weights ship offline).")
     max_figures: int = Field(3, description="Figures per answer at most.")
+    max_facts: int = Field(3000, description="Table facts of the chosen passages fetched for the answer at most.")
     figure_floor: float = Field(0.40, description="Minimum caption/context similarity for a figure not linked to a final chunk.")
     linked_figure_floor: float = Field(0.20, description="Minimum similarity for a figure linked to a final chunk.")
     candidates: CandidateSettings = Field(default_factory=CandidateSettings)

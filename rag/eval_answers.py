@@ -23,6 +23,7 @@ class Gold:
     kind: str  # reported | computed | narrative | unanswerable
     value: Num | None  # the gold number, when the answer is one
     others: list[Num] | None = None  # a gold answer's other numbers (labelled without a value: any of them)
+    each: list[Num] | None = None  # a comparison's value per entity or period: the lead gives every one
 
 
 def _lead_number(text: str) -> Num | None:
@@ -40,6 +41,7 @@ def gold_of(q: dict, page_texts: list[str]) -> Gold:
     that starts with a number is reported when a gold page prints it, computed when none does."""
     if q.get("kind") == "unanswerable":
         return Gold("unanswerable", None)
+    each = [n for v in (q.get("values") or []) for n in numbers(str(v))[:1]] or None
     kind = q.get("answer_type")
     value = None
     if q.get("value"):
@@ -48,7 +50,9 @@ def gold_of(q: dict, page_texts: list[str]) -> Gold:
     if value is None:
         value = _lead_number(q.get("answer") or "")
     if kind in ANSWER_TYPES:
-        return Gold(kind, value if kind != "narrative" else None)
+        if value is None and each and kind != "narrative":
+            return Gold(kind, each[0], each=each)
+        return Gold(kind, value if kind != "narrative" else None, each=each if kind != "narrative" else None)
     nums = numbers(q.get("answer") or "")
     if value is None and (not nums or not asks_figure(q["question"])):
         return Gold("narrative", None)
@@ -131,6 +135,10 @@ def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]], names: dict[
         item["lead_correct"] = any(number_matches(g, x) for g in golds for x in lead_nums)
         item["anywhere_correct"] = any(number_matches(g, x) for g in golds for x in all_nums)
         item["computed_correct"] = any(number_matches(g, x, tolerance=0.01) for g in golds for x in lead_nums)
+        if gold.each:  # a comparison: the lead gives every compared value (or the difference asked)
+            every = all(any(number_matches(g, x, tolerance=0.005) for x in lead_nums) for g in gold.each)
+            item["lead_correct"] = item["computed_correct"] = every or (
+                q.get("value") is not None and item["computed_correct"])
     item.update(judge_figures(q, a, names or {}))
     if gold.kind == "unanswerable":
         item["right"] = a.insufficient
@@ -182,7 +190,9 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
     unans = [x for x in items if x["answer_type"] == "unanswerable"]
     ans = [x for x in items if x["answer_type"] != "unanswerable"]
     high = [x for x in items if x["confidence"] == "high"]
+    facts = [x for x in items if x["answer_type"] in ("reported", "computed") and "lead_correct" in x]
     out = {
+        "lead_correct_facts": rate(facts, "lead_correct"), "fact_questions": len(facts),
         "questions": len(items),
         "lead_correct_reported": rate(reported, "lead_correct"), "reported_questions": len(reported),
         "computed_correct": rate(computed, "computed_correct"), "computed_questions": len(computed),
@@ -196,6 +206,10 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
         "latency_p50_ms": round(statistics.median(total_ms), 1) if total_ms else None,
         "confidence": {c: sum(1 for x in items if x["confidence"] == c)
                        for c in ("high", "medium", "low", "insufficient_data")},
+        # the reliability table: how often an answer of each confidence is right
+        "reliability": {c: {"n": len(xs), "right": rate(xs, "right")}
+                        for c in ("high", "medium", "low", "insufficient_data")
+                        for xs in [[x for x in items if x["confidence"] == c]]},
     }
     out.update(_figure_summary(items))
     missing = sorted({x["missing"] for x in unans if x.get("missing")})
@@ -204,7 +218,7 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
     return out
 
 
-KEYS = ["lead_correct_reported", "computed_correct", "gold_number_anywhere", "refusal_unanswerable",
+KEYS = ["lead_correct_facts", "lead_correct_reported", "computed_correct", "gold_number_anywhere", "refusal_unanswerable",
         "refusal_answerable", "high_precision", "high_answers", "gold_page_cited", "answer_step_p50_ms",
         "latency_p50_ms", "figure_hit", "figure_precision", "figures_per_other_answer", "never_shown_kinds_shown"]
 
@@ -218,6 +232,13 @@ def format_answer_report(rep: dict) -> str:
     for k in KEYS:
         lines.append(f"{k:26} {fmt(s.get(k)):>10} {fmt(b.get(k)):>10}")
     lines.append(f"{'confidence':26} {s['confidence']}  (baseline {b.get('confidence')})")
+    lines.append(f"{'right by confidence':26} " + ", ".join(f"{c} {v['right']} of {v['n']}"
+                                                             for c, v in s["reliability"].items() if v["n"]))
+    for part, reps in sorted(rep.get("splits", {}).items()):
+        p = reps["system"]
+        lines.append(f"[{part}] {p['questions']} q: lead(facts) {fmt(p['lead_correct_facts'])}, refused unanswerable "
+                     f"{fmt(p['refusal_unanswerable'])}, refused answerable {fmt(p['refusal_answerable'])}, high "
+                     f"right {fmt(p['high_precision'])} of {p['high_answers']}")
     if s.get("refused_by_missing"):
         lines.append(f"{'refused by missing kind':26} {s['refused_by_missing']}  (baseline {b.get('refused_by_missing')})")
     return "\n".join(lines)
@@ -255,7 +276,7 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
             embedder._cache.clear()
             t = time.perf_counter()
             if which == "system":
-                a = answer(store, embedder, q["question"], settings, documents=docs)
+                a = answer(store, embedder, q["question"], settings, documents=docs, history=q.get("history") or None)
             else:
                 a = baseline_answer(store, embedder, q["question"], settings, docs)
             items, ans_ms, tot_ms = runs[which]
@@ -263,6 +284,8 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
             ans_ms.append(a.timings_ms.get("answer", 0.0))
             item = judge(q, gold, a, gold_pages, names)
             item["answer"] = a.answer[:500]
+            item["split"] = q.get("split")
+            item["reasons"] = list(a.reasons)[:8]
             items.append(item)
         if progress:
             progress(i + 1, len(questions))
@@ -272,4 +295,9 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
         if items:
             rep[which] = summarise(items, ans_ms, tot_ms)
             rep[f"{which}_per_question" if which != "system" else "per_question"] = items
+            splits = sorted({x["split"] for x in items if x.get("split")})
+            for part in splits:  # a labelled set split by document: each part on its own
+                keep = [i for i, x in enumerate(items) if x.get("split") == part]
+                rep.setdefault("splits", {}).setdefault(part, {})[which] = summarise(
+                    [items[i] for i in keep], [ans_ms[i] for i in keep], [tot_ms[i] for i in keep])
     return rep

@@ -10,6 +10,7 @@ from rag.answer.compose import fallback, finish_llm, llm_answer
 from rag.answer.offline import offline_answer
 from rag.answer.finalize import insufficient
 from rag.answer.llm import LLMError
+from rag.language import not_english
 from rag.answer.model import Answer
 from rag.answer.plan import llm_plan, offline_plan
 from rag.answer.tools import ToolContext
@@ -25,6 +26,11 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     """use_llm: None = when one is configured. on_token receives the LLM's streamed text."""
     settings = settings or Settings()
     t0 = time.perf_counter()
+    lang = not_english(question)
+    if lang:  # the embedding model reads English: one line that says so, not a confident answer about something else
+        return Answer(question=question, answer=f"Insufficient data: this question looks written in {lang}; the "
+                      "assistant reads questions in English only (its embedding model is English). Please ask in "
+                      "English.", confidence="insufficient_data", reasons=[f"question language: {lang}"])
     llm_on = bool(settings.llm.base_url) if use_llm is None else use_llm
     if llm_on and not (filters and filters.active):
         from rag.answer.structured import is_structured, sql_answer

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 
 from rag.answer import answerable, extractive
 from rag.answer.figure_choice import place_figures
+from rag.answer.fit import FitSettings, Judge, Typed
+from rag.quantities import answer_type
 from rag.answer.finalize import insufficient
 from rag.answer.labels import document_label
 from rag.answer.lead import _terms as lead_terms
@@ -36,6 +38,7 @@ _RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|multiple)\b|\b(receivables?
                           r"turnover\b|\breturn on [\w ]+?\b(equity|capital|investment)\b|\b(dividend|earnings) yield\b",
                           re.I)
 _AVERAGE = re.compile(r"\b(average|mean)\b", re.I)
+_FIT = FitSettings()
 FACT_FLOOR = 0.75  # a fact below this score does not lead (its label or period does not match well enough)
 MIN_RECALL = 0.5  # … nor one whose label has less than half of the measure's words
 
@@ -57,6 +60,7 @@ class Lead:
     alternative: list[Computation] = field(default_factory=list)  # the metric on its other common convention
     average: bool = False  # the question asks for the average over the years
     rows: Pick | None = None  # named rows of one table compared
+    fit: float | None = None  # the judge's fit of the lead to the question (rag/answer/fit.py)
 
 
 class _Markers:
@@ -103,10 +107,18 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
         a = insufficient(r, missing_part)
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
+    judged = _judged(r, ask, by_id, lead, papers)
+    if judged.refusal:
+        a = insufficient(r, judged.refusal)
+        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+        return a
+    lead = judged.lead if judged.lead is not None else (None if judged.drop_rules else lead)
+    if lead is not None and judged.fit is not None:
+        lead.fit = judged.fit
     _fetch_chunks(store, lead, chunks, by_id)
     marks = _Markers(chunks)
     row_units = _row_units(store, [u for u in scored_units[:12] if u.kind == "row"])
-    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units)
+    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units, judged.sentence)
     if not paragraphs:
         return insufficient(r, "no sentence or table row of the retrieved passages answers the question")
     text = "\n\n".join(paragraphs)
@@ -122,6 +134,89 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
+
+
+@dataclass
+class Judged:
+    """What the typed candidates decided: a table cell or a sentence that leads, or a refusal."""
+    lead: Lead | None = None
+    sentence: Typed | None = None
+    refusal: str | None = None
+    fit: float | None = None  # the lead's fit (its measure's similarity, with type, period and entity)
+    drop_rules: bool = False  # the rules' lead gives way to the sentence
+
+
+def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | None, papers: bool) -> Judged:
+    """The candidates judged by meaning and type (rag/answer/fit.py). The rule-based lead of a statement line, a
+    computed metric, a comparison or a results table stays (its label, period and unit were matched); where there
+    is none, or only a sentence chosen by its words, the best-fitting table cell or sentence leads — or, for a figure
+    asked, nothing fits and the answer says so, with what the documents do say nearby."""
+    embedder = r.state.embedder if r.state is not None else None
+    if embedder is None or not r.chunks:
+        return Judged()
+    it = r.intent
+    words = it.company_names + it.company_terms + [c.replace("-", " ") for c in it.companies]
+    judge = Judge(embedder, strip_instructions(it.rewritten), list(ask.companies), words, list(ask.years), docs)
+    kind = answer_type(strip_instructions(it.rewritten), asks_figure(it, ask))
+    if lead is not None and lead.kind != "sentence":
+        if lead.kind != "fact" or not lead.facts or kind not in ("quantity", "count", "share"):
+            return Judged()
+        return _against_rules(judge, r, lead, docs)
+    if kind in ("quantity", "count", "share"):
+        ranked = judge.best_value(r.facts, r.chunks)
+        best = next((c for c in ranked if judge.answers(c)), None)
+        if best is None:
+            if papers:
+                return Judged()
+            return Judged(refusal=_nothing_fits(judge, ranked, ask, docs))
+        if best.fact is not None:
+            f = best.fact
+            checks = {"entity": best.checks["entity"], "period": best.checks["period"],
+                      "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
+            return Judged(lead=Lead([], [f], "fact", checks), fit=best.fit)
+        return Judged(sentence=best, fit=best.fit)
+    if lead is None and kind in ("description", "list", "yes/no", "chart"):
+        ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False), narrative=True)
+        if ranked and ranked[0].sim >= judge.cfg.narrative_floor:
+            return Judged(sentence=ranked[0], fit=ranked[0].fit)
+    return Judged()
+
+
+def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta]) -> Judged:
+    """A table fact the statement-line rules chose, judged like every other candidate: it stays unless another fits
+    the question clearly better (its label means the measure asked, its unit is the kind asked)."""
+    f = lead.facts[0]
+    chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
+        Candidate(chunk_id=f.chunk_id or 0, document_id=f.document_id, chunk_index=0, page_start=f.page,
+                  page_end=f.page, heading=None, section_type="body", content="", file_name="",
+                  company_key=docs[f.document_id].company_key if f.document_id in docs else None)
+    mine = judge.typed_fact(f, chunk)
+    ranked = judge.best_value(r.facts, r.chunks)
+    best = next((c for c in ranked if judge.answers(c)), None)
+    if best is None or best.fit < mine.fit + judge.cfg.replace_margin or (best.fact is not None and
+                                                                           best.fact.fact_id == f.fact_id):
+        return Judged(fit=mine.fit)
+    if best.fact is not None:
+        checks = {"entity": best.checks["entity"], "period": best.checks["period"],
+                  "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
+        return Judged(lead=Lead([], [best.fact], "fact", checks), fit=best.fit)
+    return Judged(lead=None, sentence=best, fit=best.fit, drop_rules=True)
+
+
+def _nothing_fits(judge: Judge, ranked: list[Typed], ask: Ask, docs: dict[int, DocumentMeta]) -> str:
+    """'the documents do not give <measure> for <entity, period>', with the nearest thing they do give."""
+    who = _who(ask, list(docs.values()))
+    when = " for " + ", ".join(str(y) for y in ask.years) if ask.years else ""
+    msg = f"the documents{' of ' + who if who else ''} do not give {judge.measure}{when}"
+    near = next((c for c in ranked if c.checks.get("entity") != "mismatch"), None)
+    if near is not None and near.sim >= judge.cfg.nearby_floor:
+        where = f"{document_label(near.chunk)} p. {near.fact.page if near.fact else near.chunk.page_start}"
+        said = near.describe()
+        said = said if len(said) <= 160 else said[:157].rsplit(" ", 1)[0] + "…"
+        why = {"period": "another period", "unit": "another kind of quantity", "entity": "another company"}
+        off = [why[k] for k, v in near.checks.items() if v == "mismatch" and k in why]
+        msg += f"; nearby, {where} gives{' ' + ' and '.join(off) + ':' if off else ''} “{said}”"
+    return msg
 
 
 def asks_figure(it, ask: Ask) -> bool:
@@ -440,7 +535,7 @@ def _render(u: extractive.Unit, row_units: dict[str, str]) -> str:
 
 def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask: Ask,
            docs: dict[int, DocumentMeta], settings: Settings, r: Retrieval,
-           row_units: dict[str, str] | None = None) -> tuple[list[str], Lead | None]:
+           row_units: dict[str, str] | None = None, prefer: Typed | None = None) -> tuple[list[str], Lead | None]:
     """The paragraphs: the lead (with the formula of a computed metric), then the supporting passages."""
     paragraphs: list[str] = []
     lead_rows: set[str] = set()
@@ -475,7 +570,11 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
         paragraphs.append(lead.sentences[0])
         lead_rows |= {x.row_text for x in lead.facts}
     chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number, ask)
-    if lead is None and chosen:
+    if lead is None and prefer is not None and prefer.unit is not None:
+        chosen = [x for x in chosen if x.text != prefer.unit.text]
+        lead = _sentence_lead(prefer, marks, row_units or {})
+        paragraphs.append(lead.sentences[0])
+    elif lead is None and chosen:
         # a figure asked: the best passage that gives one for the measure leads
         i = next((k for k, u in enumerate(chosen) if _figure_unit(u, ask, settings)), 0) \
             if asks_figure(r.intent, ask) else 0
@@ -492,6 +591,19 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             bullets.append(f"- {_render(u, row_units or {})} ({document_label(u.c)}) [{m}]")
         paragraphs.append("**Supporting passages:**\n" + "\n".join(bullets))
     return paragraphs, lead
+
+
+def _sentence_lead(prefer: Typed, marks: _Markers, row_units: dict[str, str]) -> Lead:
+    """The sentence the candidates' judge chose: closest in meaning, of the type, entity and period asked."""
+    u = prefer.unit
+    assert u is not None
+    m = marks.cite(u.c.chunk_id, u.text)
+    checks = {"entity": prefer.checks.get("entity", "inferred"),
+              "measure": "match" if prefer.sim >= _FIT.measure_match else "inferred",
+              "period": prefer.checks.get("period", "inferred")}
+    lead = Lead([f"{_render(u, row_units)} [{m}]."], [], "sentence", checks)
+    lead.fit = prefer.fit
+    return lead
 
 
 def _write_metric(lead: Lead, marks: _Markers, docs: dict[int, DocumentMeta], computed: list[str]

@@ -218,12 +218,93 @@ def _doc_type(t: _Texts) -> str:
     return "other"
 
 
-def _company(t: _Texts, pdf_meta: dict, doc_type: str) -> str | None:
-    """The issuer, from the strongest source to the weakest: the registrant line of a filing, the most frequent
-    legal name on the first pages, '<Name> reports/announces', the PDF author, the PDF title."""
+def _company(t: _Texts, pdf_meta: dict, doc_type: str, full_text: str | None = None) -> str | None:
+    """The issuer, from the strongest source to the weakest: the registrant line of a filing, the name a release
+    lists, the legal name the whole document uses most (the first pages when only those are given), the most
+    frequent legal name on the first pages, '<Name> reports/announces', the PDF author, the PDF title."""
     listed = _listed_name(t.cover) if doc_type in ("earnings release", "other", "annual report") else None
-    return (_registrant(t) or listed or _frequent_legal_name(t.cover) or _announcer(t.cover)
+    whole = issuer_of_text(full_text or (t.cover + "\n" + "\n".join(t.later))) \
+        if doc_type not in ("research paper", "10-K", "10-Q", "8-K") else None
+    if whole and not _on_cover(whole, t.cover):
+        whole = None  # an issuer is named on its report's first pages
+    return (_registrant(t) or listed or whole or _frequent_legal_name(t.cover) or _announcer(t.cover)
             or _author_company(pdf_meta, doc_type) or _title_company(t.pm_title))
+
+
+def _on_cover(name: str, cover: str) -> bool:
+    """The name's distinctive first word is printed on the first pages ("MTU" for "MTU Aero Engines AG")."""
+    first = name.split()[0]
+    return bool(re.search(rf"(?<![\w&]){re.escape(first)}(?![\w&])", cover, re.I))
+
+
+# a legal name as printed: up to five words before a legal form ("MTU Aero Engines AG", "freenet AG", "Merck KGaA",
+# "1&1 AG", "The Boeing Company"); "Group" counts, as reports name their issuer "the KION Group"
+_FORM = r"(?:AG|SE|KGaA|GmbH|Inc\.?|Incorporated|Corporation|Corp\.|plc|PLC|N\.V\.|S\.A\.|S\.p\.A\.|Ltd\.?|Limited|LLC|Co\.|Company|Group)"
+_ISSUER = re.compile(rf"(?<![\w&])((?:[A-Za-z0-9][\w&\-.’']*|&)(?:[ \t]+(?:[A-Z0-9&][\w&\-.’']*|&|and|und|of)){{0,4}}"
+                     rf"[ \t]+{_FORM})(?=[\s,.;:)’'\]]|$)")
+_STRICT_FORM = re.compile(r"\b(AG|SE|KGaA|GmbH|Inc\.?|Incorporated|Corporation|Corp\.|plc|PLC|N\.V\.|S\.A\.|S\.p\.A\.|"
+                          r"Ltd\.?|Limited|LLC)$")
+
+
+def _issuer_words(name: str) -> list[str]:
+    """A candidate's words without what precedes a name: lowercase words before a capitalised one ("of 1&1 AG"),
+    function words, years and numbers ("2023 Merck Group", "The KION Group")."""
+    words = name.split()
+    while len(words) > 2 and words[0][:1].islower():
+        words = words[1:]
+    while len(words) > 1 and (words[0].lower() in _LEAD_IN or re.fullmatch(r"[\d.,]+", words[0])):
+        words = words[1:]
+    return words
+
+
+def issuer_of_text(text: str) -> str | None:
+    """The issuer of a report: the legal name its whole text uses most. Names are grouped by their company key, and a
+    key that holds another as its first or last words joins it ("Annex KION GROUP AG" and "KION Group" are KION;
+    "MTU Aero Engines AG" and "MTU Group" are MTU), so the issuer, named on every other page, outweighs a stock
+    exchange, an auditor or a subsidiary named a few times. Shown as its most frequent strict legal form ("… AG",
+    "… Inc."), else as printed. None when no name is used at least three times."""
+    counts: Counter[str] = Counter()
+    for m in _ISSUER.finditer(text or ""):
+        words = _issuer_words(re.sub(r"\s+", " ", m.group(1)))
+        # every word of a name is capitalised ("freenet AG", one word before its form, may not be)
+        if len(words) == 2 and words[0][:1].islower() and not _STRICT_FORM.search(words[1]):
+            continue  # "non-financial Group": a lowercase word before "Group" or "Company" is a phrase, not a name
+        if len(words) >= 2 and (len(words) == 2 or all(w[:1].isupper() or w[:1].isdigit() or w in ("&", "and", "und",
+                                                                                                 "of")
+                                                       for w in words)) \
+                and not _NOT_NAME.search(" ".join(words)) and not re.fullmatch(r"[\d.,]+", words[0]):
+            counts[" ".join(words)] += 1
+    keys: dict[str, Counter[str]] = {}
+    for name, n in counts.items():
+        k = company_key(name)
+        if k and not re.fullmatch(r"[\d.,\s]*", k):
+            keys.setdefault(k, Counter())[name] += n
+    roots = sorted(keys, key=lambda k: (len(k.split()), k))
+    group: dict[str, str] = {}
+    for k in roots:  # the shortest key a longer one starts or ends with is its root
+        toks = k.split()
+        group[k] = next((r for r in roots if len(r.split()) < len(toks) and group.get(r) == r and
+                         (toks[: len(r.split())] == r.split() or toks[-len(r.split()):] == r.split())), k)
+    total: Counter[str] = Counter()
+    for k, names_ in keys.items():
+        total[group[k]] += sum(names_.values())
+    if not total:
+        return None
+    root, n = total.most_common(1)[0]
+    if n < 3:
+        return None
+    # the group's most used key names it ("MTU Aero Engines" before "Engines" of a name broken over two lines)
+    named = max((k for k in keys if group[k] == root), key=lambda k: sum(keys[k].values()))
+    # shown in a strict legal form ("… AG", "… Inc."): the named key's, or a longer key's that starts with it
+    # ("Addiko Bank AG" for "Addiko Group"); else as the named key is printed most
+    strict = [(c, v) for k, names_ in keys.items() if k == named or (group[k] == root and k.startswith(named + " "))
+              for v, c in names_.items() if _STRICT_FORM.search(v)]
+    pick = max(strict)[1] if strict else keys[named].most_common(1)[0][0]
+    if pick.isupper():  # "MTU AERO ENGINES AG": the same name in its own case, when printed so
+        pick = next((v for v, _ in keys[company_key(pick) or named].most_common() if not v.isupper()
+                     and _STRICT_FORM.search(v)), pick)
+    body = pick.split()[:-1]
+    return pick if body and all(w.isupper() and len(w) <= 4 or not w.isalpha() for w in body) else _tidy_company(pick)
 
 
 def _listed_name(cover: str) -> str | None:
@@ -435,11 +516,13 @@ def _names(meta: DocMeta, t: _Texts) -> None:
     meta.aliases = names.issuer_names(meta.company, registrant, t.cover, text) if meta.company else None
 
 
-def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None) -> DocMeta:
-    """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict."""
+def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None,
+           full_text: str | None = None) -> DocMeta:
+    """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict; full_text: the whole document's
+    text, when read (the issuer is the legal name it uses most)."""
     t = _texts(first_pages, pdf_meta, later_pages)
     meta = DocMeta(doc_type=_doc_type(t))
-    meta.company = _company(t, pdf_meta, meta.doc_type)
+    meta.company = _company(t, pdf_meta, meta.doc_type, full_text)
     _names(meta, t)
     meta.company_key = company_key(meta.company)
     _fiscal_year_and_period(meta, t, file_name)

@@ -304,7 +304,7 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
     if not chunks:
         raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
                           " or scanned (OCR is switched off)"))
-    meta = _detect_metadata(doc, pages.first_pages, res.file, store)
+    meta = _detect_metadata(doc, pages.first_pages, res.file, store, "\n".join(c.text for c in chunks))
     label = meta.label()
     contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
     vecs = _embed_while_rendering(doc, pages, chunks, contexts, embedder, settings, clock, progress)
@@ -332,12 +332,15 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
                                              "published_date")}
 
 
-def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str) -> metadata.DocMeta:
-    """What the document says of itself: company, year, type and date from its first pages' text, then its title
-    (and a paper's authors and year) from the layout of its first page (rag/ingest/titles.py)."""
+def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str,
+                full_text: str | None = None) -> metadata.DocMeta:
+    """What the document says of itself: company, year, type and date from its first pages' text (the issuer: the
+    legal name its whole text uses most), then its title (and a paper's authors and year) from the layout of its
+    first page (rag/ingest/titles.py)."""
     from rag.ingest import titles
 
-    meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:])
+    meta = metadata.detect(first_pages[:5], doc.metadata or {}, file_name, later_pages=first_pages[5:],
+                           full_text=full_text)
     try:
         titles.apply(meta, doc, first_pages)
     except Exception:  # a page whose layout cannot be read keeps the text-based title
@@ -345,11 +348,12 @@ def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str) -
     return meta
 
 
-def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store) -> metadata.DocMeta:
+def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store,
+                     full_text: str | None = None) -> metadata.DocMeta:
     """Company, year, type, title and date from the first pages. A document of an issuer already in the store joins
     it (its key); it takes the issuer's name when its own is the same name written otherwise ("Best Buy Co" for
     "Best Buy Co., Inc."), and keeps its own when the issuer was renamed ("Adobe Inc." after "Adobe Systems")."""
-    meta = metadata_of(doc, first_pages, file_name)
+    meta = metadata_of(doc, first_pages, file_name, full_text)
     same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
     if same:
         if meta.company_key == same.key or not meta.company:

@@ -10,7 +10,7 @@ from typing import Any
 
 from rag.config import RetrievalSettings
 from rag.embed import Embedder
-from rag.records import Candidate, DocumentMeta, FigureHit, Refusal
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Refusal
 from rag.retrieve.contract import result_json, search_json
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.search import SearchFilters
@@ -32,6 +32,7 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
     threshold: float | None = None  # the relevance threshold applied (None when a stage before it refused)
     state: State | None = field(default=None, repr=False)  # for a plan's sub-searches
+    facts: list[Fact] = field(default_factory=list)  # the chosen passages' table facts (the Facts stage)
 
     @property
     def refused(self) -> bool:
@@ -71,7 +72,8 @@ def _result(s: State, t0: float) -> Retrieval:
     assert s.intent is not None
     return Retrieval(s.question, s.intent, [] if s.refusal else s.chosen, [] if s.refusal else s.figures, s.trace,
                      s.refusal, s.candidates,
-                     {"total": round((time.perf_counter() - t0) * 1000, 1), **s.trace.timings()}, s.threshold, s)
+                     {"total": round((time.perf_counter() - t0) * 1000, 1), **s.trace.timings()}, s.threshold, s,
+                     [] if s.refusal else s.facts)
 
 
 def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | None = None,

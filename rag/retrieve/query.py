@@ -106,6 +106,10 @@ _LATEST = re.compile(r"\b(latest|most recent|newest|current (year|quarter|report
 _COMPARE = re.compile(r"\b(compare[ds]?|comparison|versus|vs\.?|between|differ\w*|change[sd]? (from|between|over)|"
                       r"year[- ]over[- ]year|trend|over time|relative to)\b", re.I)
 _FOLLOWUP = re.compile(r"^\s*(and|what about|how about|same for|and for|and in|in)\b|^\W*(\d{4}|fy\s?\d{2,4})\W*$", re.I)
+# a period named relative to the previous turn's
+_RELATIVE = re.compile(r"\b(?:the )?(?:same (?:quarter|period|month) )?(?:a|one|two) years? (?:earlier|before|ago|prior)\b|"
+                       r"\bthe (?:year|quarter|period) (?:before|earlier|prior)\b|\b(?:the )?(?:previous|prior|preceding) "
+                       r"(?:year|fiscal year|period)\b|\b(?:the )?year[- ]earlier (?:quarter|period|figure)\b", re.I)
 _MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _DATES = [  # "July 1, 2022", "1st July 2022", "1 of July, 2022", "2022-07-01"
@@ -261,16 +265,33 @@ def understand(question: str, known_companies: Issuers | dict[str, str] | None =
 def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) -> None:
     """'and in 2021?' → the previous question with this turn's years / entities swapped in."""
     q = intent.question
-    if not (history and (_FOLLOWUP.search(q) or len(q.split()) <= 4)):
+    if not (history and (_FOLLOWUP.search(q) or len(q.split()) <= 4 or _RELATIVE.search(q))):
         return
     prev = understand(history[-1], known, history[:-1])
     has_entity = bool(known.find(q))
     if has_entity and len(q.split()) > 4:
         return
     base = prev.rewritten
+    rel = _RELATIVE.search(q)
+    if rel and not _YEAR.findall(q) and prev.years:
+        # "the year before", "the same quarter a year earlier": the previous turn's period, moved back a year;
+        # "how does that compare with …" keeps the first period too
+        back = 1 if not re.search(r"\btwo years\b", rel.group(0), re.I) else 2
+        earlier = " and ".join(str(y - back) for y in prev.years)
+        keep = bool(_COMPARE.search(q)) or bool(re.search(r"\bcompare|\bversus\b|\bvs\b|\bchange", q, re.I))
+        rest = _RELATIVE.sub(" ", q)
+        if keep:
+            base = f"{base.rstrip('?. ')} compared with {earlier}"
+        else:
+            base = _YEAR.sub(lambda m: earlier if m.group(1) == str(max(prev.years)) else "", base)
+        intent.rewritten = re.sub(r"\s{2,}", " ", f"{base} {rest if keep else ''}").strip()
+        intent.followup = True
+        return
     if _YEAR.findall(q):
         base = _YEAR.sub(lambda m: "", base).strip()
         base = re.sub(r"\s{2,}", " ", base)
+    if _QUARTER.search(q):  # "and in Q2 2022?": this turn's quarter replaces the previous one's
+        base = re.sub(r"\s{2,}", " ", _QUARTER.sub("", base)).strip()
     intent.rewritten = f"{base} {q}".strip()
     intent.followup = True
 

@@ -19,7 +19,7 @@ from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.issuers import Issuers, issuers_of
-from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
 from rag.retrieve.query import (
@@ -62,6 +62,7 @@ class State:
     passed: list[Candidate] = field(default_factory=list)
     chosen: list[Candidate] = field(default_factory=list)
     figures: list[FigureHit] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)  # the table facts of the chosen passages
     refusal: Refusal | None = None
     issuers: Issuers | None = None  # the issuers of the documents searched, with every name they go by
     threshold: float | None = None  # the relevance threshold applied
@@ -536,7 +537,20 @@ class Figures:
         return keep[: cfg.max_figures]
 
 
+class Facts:
+    """The table facts of the chosen passages (every cell, with its label path, period and unit, read at ingestion):
+    the typed candidates the answer judges (`rag/answer/fit.py`)."""
+    name = "facts"
+
+    def run(self, s: State) -> State | Refusal:
+        s.entry.n_in = len(s.chosen)
+        s.facts = s.store.match_facts(chunk_ids=[c.chunk_id for c in s.chosen], match_count=s.cfg.max_facts) \
+            if s.chosen else []
+        s.entry.n_out = len(s.facts)
+        return s
+
+
 # The question's own retrieval; a sub-search of a plan starts at ScopeAndFilters with the same intent and vector.
 STAGES: list[Stage] = [Understand(), ScopeAndFilters(), Embed(), Candidates(), Rerank(), Coverage(), Threshold(),
-                       Diversify(), Budget(), Figures()]
+                       Diversify(), Budget(), Figures(), Facts()]
 SUB_SEARCH: list[Stage] = STAGES[1:]

@@ -84,3 +84,16 @@ def test_filing_parts_and_forward_looking_questions():
     assert filing_section("PART II › Item 8. Financial Statements") is None
     i = understand("What production rate changes is Boeing forecasting for FY2023?")
     assert i.forward and i.years == [2022, 2023] and i.target_year == 2023  # plans for 2023 are in the 2022 report
+
+
+def test_a_follow_up_resolves_a_period_named_relative_to_the_previous_turn():
+    from rag.retrieve.query import understand
+
+    known = {"adobe": "Adobe", "mtu": "MTU"}
+    it = understand("what about the year before?", known, ["What were MTU's Scope 1 emissions in 2023?"])
+    assert it.years == [2022] and it.companies == ["mtu"] and it.followup
+    it = understand("and how does that compare with the same quarter a year earlier?", known,
+                    ["What was Adobe's net income in Q2 2023?"])
+    assert it.years == [2022, 2023] and it.quarters == ["Q2"] and it.compare
+    it = understand("and in Q2 2022?", known, ["What was Adobe's net income in Q1 2023?"])
+    assert it.years == [2022] and it.quarters == ["Q2"]

@@ -1,0 +1,279 @@
+"""Candidates judged by meaning and type: every table cell and every sentence with a value in the retrieved passages is
+a typed candidate (value, unit class, period, entity, and its row's label path or its sentence); the one that fits the
+question best leads.
+
+Fit combines
+- meaning: the cosine between the question's measure (the question without its instructions, company names and
+  periods) and the candidate's label path or sentence, with the embedding model retrieval already loaded — not word
+  overlap, so "energy used in total" finds the row "Total energy consumption";
+- type: the unit class asked (t CO2e, currency, %, FTE …) against the candidate's;
+- period: the year asked against the candidate's column or the years its sentence names;
+- entity: the company asked against the candidate's document.
+
+A narrative question's lead is the sentence closest in meaning to the whole question. Below the floors nothing leads,
+and the answer says "Insufficient data" with what the documents do say nearby. The weights and floors are fitted on
+the tuning part of `bench/questions/broad_*.jsonl` (README), never on its held-back part."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rag.answer.extractive import Unit, units_of
+from rag.answer.verify import Num, numbers
+from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, quantities_in
+from rag.records import Candidate, DocumentMeta, Fact
+
+__all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    unit_weight: float = 0.12  # the unit class asked agrees (+) or conflicts (−)
+    period_weight: float = 0.10  # the period asked agrees (+) or another period (−)
+    entity_weight: float = 0.25  # another company than the one asked (−)
+    rank_weight: float = 0.05  # retrieval's own rank of the passage
+    qualifier_weight: float = 0.15  # the numbered qualifier asked ("Scope 1") agrees (+) or is another (−)
+    answer_floor: float = 0.42  # a figure's candidate below this fit does not answer
+    narrative_floor: float = 0.30  # a narrative sentence below this similarity does not answer
+    measure_match: float = 0.60  # a label or sentence this close to the measure is the measure asked
+    nearby_floor: float = 0.30  # what the documents say nearby is named only this close to the measure
+    replace_margin: float = 0.10  # a statement-line lead gives way to a candidate that fits this much better
+    max_sentences: int = 50
+    max_rows: int = 120
+    sentence_chunks: int = 5  # sentences are read from the best passages only
+
+
+@dataclass
+class Typed:
+    """A candidate answer: a table cell or a sentence, with its type."""
+    kind: str  # row | sentence
+    label: str  # what is compared by meaning: the row's label path and table title, or the sentence
+    chunk: Candidate
+    value: Num | None = None
+    unit_class: str | None = None
+    years: set[int] = field(default_factory=set)
+    fact: Fact | None = None
+    unit: Unit | None = None
+    sim: float = 0.0
+    fit: float = 0.0
+    checks: dict[str, str] = field(default_factory=dict)  # entity / period / unit → match | inferred | mismatch
+
+    def describe(self) -> str:
+        """What the candidate says, for 'the documents say nearby'."""
+        if self.fact is not None:
+            f = self.fact
+            return f"{f.label_path} ({f.col_header or f.period or ''}): {f.raw}{' ' + f.unit if f.unit else ''}"
+        return self.label
+
+
+_VEC_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
+_VEC_LOCK = threading.Lock()
+
+
+def _vectors(embedder, texts: list[str]) -> np.ndarray:
+    """Normalised vectors of short texts, cached across questions (the same labels recur)."""
+    key = getattr(embedder, "model_name", "")
+    out: dict[str, np.ndarray] = {}
+    with _VEC_LOCK:
+        for t in texts:
+            v = _VEC_CACHE.get(f"{key}\x00{t}")
+            if v is not None:
+                out[t] = v
+    todo = list(dict.fromkeys(t for t in texts if t not in out))
+    if todo:
+        vecs = embedder.encode(todo, batch_size=64)
+        with _VEC_LOCK:
+            for t, v in zip(todo, vecs):
+                out[t] = v
+                _VEC_CACHE[f"{key}\x00{t}"] = v
+            while len(_VEC_CACHE) > 50_000:
+                _VEC_CACHE.popitem(last=False)
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([out[t] for t in texts])
+
+
+_PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end of|at year[- ]end)?\s*(?:the\s+)?"
+                     r"(?:(?:fiscal|financial|calendar|reporting)\s+)?(?:year\s+)?(?:fy\s?'?)?(?:19|20)\d{2}"
+                     r"(?:\s*/\s*(?:19|20)?\d{2})?\b|\bq[1-4]\b|\b(?:first|second|third|fourth) quarter\b|"
+                     r"\b(?:fiscal|financial) year\b", re.I)
+
+
+def measure_text(question: str, company_words: list[str]) -> str:
+    """The question's measure: without its instructions, the companies it names and its periods."""
+    from rag.answer.lead import strip_instructions
+
+    q = strip_instructions(question)
+    for w in sorted({w for w in company_words if w}, key=len, reverse=True):
+        q = re.sub(rf"\b{re.escape(w)}(?:['’]s)?\b", " ", q, flags=re.I)
+    q = _PERIOD.sub(" ", q)
+    q = _QUESTION_WORDS.sub("", q)
+    q = re.sub(r"\s+", " ", q).strip(" ,?.")
+    return q or question
+
+
+# a label's numbered qualifier: "Scope 1", "category 3.11", "Tier 2", "Level 3", "Phase II" — a word and a small number
+_QUALIFIER = re.compile(r"\b([A-Za-z]{3,})\s*(\d{1,2}(?:\.\d{1,2})?)(?:\s*(?:and|&|\+|,|/)\s*(\d{1,2}(?:\.\d{1,2})?))?\b")
+
+
+def qualifiers(text: str) -> dict[str, set[str]]:
+    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2"."""
+    out: dict[str, set[str]] = {}
+    for m in _QUALIFIER.finditer(text):
+        out.setdefault(m.group(1).lower(), set()).update(x for x in m.group(2, 3) if x)
+    return out
+
+
+def qualifier_fit(asked: dict[str, set[str]], label: str) -> str:
+    """mismatch when the candidate names the same qualifier with other numbers only (Scope 2 for Scope 1)."""
+    got = qualifiers(label)
+    common = [w for w in asked if w in got]
+    dotted = {n for ns in asked.values() for n in ns if "." in n}
+    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", label) for n in dotted) and not common:
+        return "match"  # "3.11 Use of sold products" for "category 3.11"
+    if not common:
+        return "inferred"
+    return "match" if all(asked[w] & got[w] for w in common) else "mismatch"
+
+
+_QUESTION_WORDS = re.compile(r"^\s*(?:(?:what|which|how)\s+(?:much|many|big|large|high)?\s*(?:is|was|were|are|did|does|do)?"
+                             r"|show me|tell me|give me|can you (?:show|tell|give) me|is there)\b\s*(?:the\s+)?", re.I)
+
+
+def _years_in(text: str) -> set[int]:
+    return {int(y) for y in re.findall(r"(?<![\d,.])((?:19|20)\d{2})(?![\d,])", text)}
+
+
+class Judge:
+    """Scores the typed candidates of one question."""
+
+    def __init__(self, embedder, question: str, companies: list[str], company_words: list[str], years: list[int],
+                 docs: dict[int, DocumentMeta], cfg: FitSettings | None = None):
+        self.embedder = embedder
+        self.cfg = cfg or FitSettings()
+        self.question = question
+        self.companies = companies
+        self.years = list(years)
+        self.docs = docs
+        self.measure = measure_text(question, company_words)
+        self.qualifiers = qualifiers(self.measure)
+        vecs = _vectors(embedder, [self.measure, question] + list(PROTOTYPES.values()))
+        self.measure_vec, self.question_vec = vecs[0], vecs[1]
+        self.asked_class = asked_class(question, self.measure_vec, dict(zip(PROTOTYPES, vecs[2:])))
+
+    # -- candidates ----------------------------------------------------------------------------------------------
+    def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
+        """One candidate per table row: the cell of the period asked (or the latest), never a change column."""
+        by_row: dict[tuple, list[Fact]] = {}
+        for f in facts:
+            if f.chunk_id in chunks and not f.is_change:
+                by_row.setdefault((f.chunk_id, f.label_path, f.table_title, f.row_text), []).append(f)
+        out = []
+        for (cid, path, title, _), cells in by_row.items():
+            cell = self._cell(cells)
+            if cell is None:
+                continue
+            cls = "percent" if cell.unit == "%" else class_of_unit(cell.unit) or class_of_unit(title)
+            if cls in (None, "mass") and class_of_unit(f"{title} {path}") == "emissions":
+                cls = "emissions"  # "t" in a table of "t CO2e"
+            label = f"{path} ({title})" if title and title.lower() not in path.lower() else path
+            out.append(Typed("row", label, chunks[cid], numbers(cell.raw)[0] if numbers(cell.raw) else None, cls,
+                             {cell.fiscal_year} if cell.fiscal_year else set(), fact=cell))
+        return out[: self.cfg.max_rows]
+
+    def _cell(self, cells: list[Fact]) -> Fact | None:
+        dated = [f for f in cells if f.fiscal_year]
+        if self.years:
+            asked = [f for f in dated if f.fiscal_year in self.years]
+            if asked:
+                return max(asked, key=lambda f: (f.fiscal_period in ("FY", None), f.fiscal_year))
+            return max(dated, key=lambda f: f.fiscal_year or 0) if dated else None  # judged a period mismatch
+        if dated:
+            return max(dated, key=lambda f: (f.fiscal_year, f.fiscal_period in ("FY", None)))
+        return cells[0]
+
+    def sentences(self, chunks: list[Candidate], with_value: bool) -> list[Typed]:
+        """The sentences of the retrieved passages (with a value, when a figure is asked)."""
+        out = []
+        for c in chunks:
+            for pos, u in enumerate(units_of(c)):
+                if u.kind != "sentence" or len(u.text) > 600:
+                    continue
+                u.chunk, u.pos = c, pos
+                found = quantities_in(u.text)
+                if with_value and not found:
+                    continue
+                pick, cls = self._value_of(found)
+                out.append(Typed("sentence", u.text, c, pick, cls, _years_in(u.text), unit=u))
+                if len(out) >= self.cfg.max_sentences:
+                    return out
+        return out
+
+    def _value_of(self, found: list[tuple[str, str | None]]) -> tuple[Num | None, str | None]:
+        """The sentence's value for the asked class (the first of that class), else its first quantity."""
+        if not found:
+            return None, None
+        for raw, cls in found:
+            if self.asked_class and compatible(self.asked_class, cls) == "match":
+                nums = numbers(raw)
+                return (nums[0] if nums else None), cls
+        raw, cls = found[0]
+        nums = numbers(raw)
+        return (nums[0] if nums else None), cls
+
+    # -- scoring -------------------------------------------------------------------------------------------------
+    def score(self, cands: list[Typed], narrative: bool = False) -> list[Typed]:
+        """Fit of each candidate, best first."""
+        if not cands:
+            return []
+        vecs = _vectors(self.embedder, [c.label for c in cands])
+        target = self.question_vec if narrative else self.measure_vec
+        sims = vecs @ target
+        top = max((c.chunk.final for c in cands), default=1.0) or 1.0
+        cfg = self.cfg
+        for c, s in zip(cands, sims):
+            c.sim = float(s)
+            c.checks = self._checks(c)
+            w = {"match": 1.0, "inferred": 0.0, "mismatch": -1.0}
+            unit = w[c.checks["unit"]] * cfg.unit_weight if not narrative else 0.0
+            period = w[c.checks["period"]] * cfg.period_weight
+            entity = min(0.0, w[c.checks["entity"]]) * cfg.entity_weight
+            qualifier = w[c.checks["qualifier"]] * cfg.qualifier_weight
+            c.fit = c.sim + unit + period + entity + qualifier + cfg.rank_weight * max(c.chunk.final, 0.0) / top
+        return sorted(cands, key=lambda c: -c.fit)
+
+    def _checks(self, c: Typed) -> dict[str, str]:
+        d = self.docs.get(c.chunk.document_id)
+        if not self.companies:
+            entity = "inferred"
+        else:
+            entity = "match" if d is not None and d.company_key in self.companies else "mismatch"
+        if not self.years:
+            period = "inferred"
+        elif c.years:
+            period = "match" if c.years & set(self.years) else "mismatch"
+        else:  # a sentence that names no year: its document's year
+            own = {d.fiscal_year} if d is not None and d.fiscal_year else set()
+            period = "match" if own & set(self.years) else "inferred"
+        return {"entity": entity, "period": period, "unit": compatible(self.asked_class, c.unit_class),
+                "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
+
+    def best_value(self, facts: list[Fact], chunks: list[Candidate]) -> list[Typed]:
+        """Every typed candidate for a figure, best first: table cells and sentences with a value."""
+        by_id = {c.chunk_id: c for c in chunks}
+        return self.score(self.rows(facts, by_id) + self.sentences(chunks[: self.cfg.sentence_chunks],
+                                                                   with_value=True))
+
+    def answers(self, c: Typed | None) -> bool:
+        """The candidate is the asked measure for the asked entity and period, well enough to lead."""
+        return c is not None and c.fit >= self.cfg.answer_floor and "mismatch" not in c.checks.values()
+
+    def typed_fact(self, f: Fact, chunk: Candidate) -> Typed:
+        """A table fact chosen elsewhere (the statement-line rules), judged as a candidate like the others."""
+        t = self.rows([f], {f.chunk_id: chunk} if f.chunk_id is not None else {})
+        return self.score(t)[0] if t else Typed("row", f.label_path, chunk, fact=f)

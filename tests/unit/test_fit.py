@@ -1,0 +1,114 @@
+"""Candidates judged by meaning and type (rag/answer/fit.py), with the real embedding model; quantities as types
+(rag/quantities.py); the question's language (rag/language.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.fit import Judge, measure_text
+from rag.language import not_english
+from rag.quantities import answer_type, asked_class, class_of_unit, classes_near_numbers
+from rag.records import Candidate, DocumentMeta, Fact
+
+
+def _chunk(cid: int, text: str, doc: int = 1, company: str = "acme", year: int = 2023) -> Candidate:
+    return Candidate(chunk_id=cid, document_id=doc, chunk_index=cid, page_start=cid, page_end=cid, heading=None,
+                     section_type="body", content=text, file_name=f"doc{doc}.pdf", company_key=company,
+                     fiscal_year=year, final=1.0)
+
+
+def _fact(fid: int, cid: int, label: str, raw: str, value: float, unit: str | None, year: int,
+          title: str = "Key figures", doc: int = 1) -> Fact:
+    return Fact(fact_id=fid, document_id=doc, chunk_id=cid, page=cid, label=label, label_path=label,
+                col_header=str(year), period=str(year), fiscal_year=year, fiscal_period="FY", is_change=False,
+                value=value, raw=raw, unit=unit, scale=1.0, table_title=title, row_text=f"{label} | {raw}")
+
+
+DOCS = {1: DocumentMeta(1, "doc1.pdf", company="Acme AG", company_key="acme", fiscal_year=2023),
+        2: DocumentMeta(2, "doc2.pdf", company="Other plc", company_key="other", fiscal_year=2023)}
+
+
+def test_units_are_types_whatever_the_words_around_them():
+    assert class_of_unit("t CO2e") == "emissions" and class_of_unit("GWh") == "energy"
+    assert class_of_unit("EUR thousand") == "currency" and class_of_unit("%") == "percent"
+    assert class_of_unit("FTE") == "headcount" and class_of_unit("m³") == "water"
+    assert classes_near_numbers("Scope 1 fell to 1,050 t CO2e in 2023, 8.0% of the total, costing €3.2 million.") \
+        == ["emissions", "percent", "currency"]
+    assert asked_class("What was the energy consumption in MWh?") == "energy"
+    assert asked_class("What percentage of employees are women?") == "percent"
+
+
+def test_the_answer_type_comes_from_the_form_of_the_question():
+    assert answer_type("Show me the chart of emissions by scope", False) == "chart"
+    assert answer_type("Why did revenue fall in 2023?", False) == "description"
+    assert answer_type("How many employees did the group have?", True) == "count"
+    assert answer_type("What share of energy came from renewables?", True) == "share"
+    assert answer_type("What was the net income in 2023?", True) == "quantity"
+    assert answer_type("Does the report mention a dividend?", False) == "yes/no"
+
+
+def test_a_question_not_in_english_is_named_and_terse_english_is_not():
+    assert not_english("Wie hoch waren die Scope-1-Emissionen im Jahr 2023?") == "German"
+    assert not_english("Quel est le chiffre d'affaires en 2023 ?") == "French"
+    assert not_english("¿Cuántos empleados tiene la empresa?") == "Spanish"
+    assert not_english("营业收入是多少") == "a non-Latin script"
+    for q in ("Scope 1 emissions 2023?", "What was the revenue of Deutsche Bank in 2023?",
+              "How did the Gesamtumsatz der Gruppe change?", "EBITDA FY2023, EUR m"):
+        assert not_english(q) is None, q
+
+
+def test_the_measure_is_the_question_without_instructions_companies_and_periods():
+    assert measure_text("What were Acme's total energy consumption figures in 2023? Answer in MWh.", ["Acme"]) \
+        .lower().startswith("total energy consumption figures")
+
+
+@pytest.fixture(scope="module")
+def judge_of(embedder):
+    embedder.load()
+
+    def make(question: str, companies=(), years=()):
+        return Judge(embedder, question, list(companies), list(companies), list(years), DOCS)
+    return make
+
+
+def test_a_row_worded_otherwise_is_found_by_meaning_and_the_asked_year_is_its_cell(judge_of):
+    chunks = [_chunk(1, "Environmental key figures"), _chunk(2, "Our people")]
+    facts = [_fact(1, 1, "Total energy consumption", "118.4", 118.4, "GWh", 2023),
+             _fact(2, 1, "Total energy consumption", "121.0", 121.0, "GWh", 2022),
+             _fact(3, 1, "Scope 1 emissions", "1,050", 1050, "t CO2e", 2023),
+             _fact(4, 2, "Employees (headcount)", "4,210", 4210, "employees", 2023)]
+    j = judge_of("How much energy did the group use altogether in 2022?", years=[2022])
+    best = j.best_value(facts, chunks)[0]
+    assert best.fact is not None and best.fact.fact_id == 2 and j.answers(best)
+    assert best.checks == {"entity": "inferred", "period": "match", "unit": "match", "qualifier": "inferred"}
+
+
+def test_a_numbered_qualifier_asked_is_never_answered_by_another_number(judge_of):
+    chunks = [_chunk(1, "GHG inventory")]
+    facts = [_fact(1, 1, "Scope 2: Indirect emissions (market-based)", "456.4", 456.4, "t CO2e", 2023),
+             _fact(2, 1, "Scope 1: Direct emissions", "1,772.6", 1772.6, "t CO2e", 2023),
+             _fact(3, 1, "3.11 Use of sold products", "183,075.2", 183075.2, "t CO2e", 2023)]
+    j = judge_of("What were the direct (Scope 1) GHG emissions in 2023?", years=[2023])
+    assert j.best_value(facts, chunks)[0].fact.fact_id == 2
+    j = judge_of("How big were Scope 3 emissions from customers using sold products (category 3.11) in 2023?",
+                 years=[2023])
+    assert j.best_value(facts, chunks)[0].fact.fact_id == 3
+
+
+def test_another_period_another_company_or_another_kind_of_quantity_never_answers(judge_of):
+    chunks = [_chunk(1, "Key figures"), _chunk(2, "Key figures", doc=2, company="other")]
+    facts = [_fact(1, 1, "Scope 1 emissions", "1,050", 1050, "t CO2e", 2023),
+             _fact(2, 2, "Scope 1 emissions", "990", 990, "t CO2e", 2021, doc=2)]
+    j = judge_of("What were Acme's Scope 1 emissions in 2021?", companies=["acme"], years=[2021])
+    ranked = j.best_value(facts, chunks)
+    assert ranked and not any(j.answers(c) for c in ranked)  # 2023 of Acme, or 2021 of another company
+    money = judge_of("How much did Acme spend on Scope 1 offsets in EUR?", companies=["acme"])
+    assert not any(money.answers(c) for c in money.best_value(facts[:1], chunks[:1]))  # t CO2e is not currency
+
+
+def test_a_value_in_running_text_is_a_candidate_with_its_unit_and_year(judge_of):
+    chunks = [_chunk(1, "In 2023 the company employed 4,210 people worldwide. Revenue rose by 12% to EUR 3.1 "
+                        "billion in 2023, driven by new contracts.")]
+    j = judge_of("How many employees did the company have in 2023?", years=[2023])
+    best = j.best_value([], chunks)[0]
+    assert "4,210 people" in best.label and best.unit_class == "headcount" and j.answers(best)
