@@ -148,6 +148,9 @@ PERIOD_TOKEN = re.compile(r"(?:fy|cy|fiscal|q[1-4]|[1-4]q|h[12]|[1-2]h|ytd|ttm|l
 def is_period_token(term: str) -> bool:
     """'FY2023Q1', '1Q23', 'Q1'23', 'H1', 'FY23', '2023E' name a period, not a thing."""
     t = term.strip().replace("’", "'")
+    if re.fullmatch(r"(?:(?:year|fiscal|mid|half|start|end)[- ]?(?:year[- ]?)?(?:end[- ]?)?|(?:h[12]|q[1-4])[- ]?)(?:19|20)\d{2}|"
+                    r"(?:19|20)\d{2}[- ](?:year[- ]?end|end|q[1-4]|h[12])", t, re.I):
+        return True  # "end-2023", "year-end 2023", "mid-2022": a point in time, not a term the documents must hold
     return bool(re.search(r"\d|^(?:q[1-4]|h[12]|ytd|ttm|ltm)$", t, re.I)) and bool(PERIOD_TOKEN.fullmatch(t)) \
         or bool(periods_in(t)) and not re.search(r"[a-z]{3,}", re.sub(r"(?i)fiscal|quarter|year|first|second|third|"
                                                                       r"fourth|of|the", "", t), re.I)

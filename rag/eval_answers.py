@@ -285,7 +285,8 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
             item = judge(q, gold, a, gold_pages, names)
             item["answer"] = a.answer[:500]
             item["split"] = q.get("split")
-            item["reasons"] = list(a.reasons)[:8]
+            item["reasons"] = list(a.reasons)[:10]
+            item["signals"] = dict(a.signals)
             items.append(item)
         if progress:
             progress(i + 1, len(questions))

@@ -13,7 +13,8 @@ __all__ = ["CLASSES", "asked_class", "class_of_unit", "classes_near_numbers", "c
            "answer_type"]
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
-CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "count")
+CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
+           "duration", "count")
 
 _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line → its class
     (re.compile(r"co\s?[2₂]\s?e?|\bghg\b|carbon", re.I), "emissions"),
@@ -27,6 +28,8 @@ _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line 
                 r"\bworkforce\b", re.I), "headcount"),
     (re.compile(r"\b(metric )?(tonnes|tons|kilograms?|kg)\b|\bt\b(?!\s?co)", re.I), "mass"),
     (re.compile(r"\bhours?\b|\bh\b", re.I), "hours"),
+    (re.compile(r"(?<![\w])[kmµun]?W\b(?!h)|\bwatts?\b", re.I), "power"),
+    (re.compile(r"(?<![\w])(ms|µs|ns|seconds?|minutes?|sec)\b(?!\w)", re.I), "duration"),
 ]
 
 
@@ -87,6 +90,8 @@ def compatible(asked: str | None, got: str | None) -> str:
         return "match"
     if {asked, got} == {"emissions", "mass"} or {asked, got} == {"headcount", "count"}:
         return "inferred"
+    if asked == "count" and got == "hours" or {asked, got} == {"energy", "power"}:
+        return "inferred"
     return "mismatch"
 
 
@@ -94,7 +99,8 @@ def compatible(asked: str | None, got: str | None) -> str:
 _SHARE_Q = re.compile(r"\b(what|which) (percent|percentage|share|proportion|portion|fraction)\b|\bhow much of\b|"
                       r"\b(percent|percentage|share|proportion|rate|margin)\b|%", re.I)
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)
-_CHART_Q = re.compile(r"\b(show|display|see)\b.*\b(chart|graph|plot|figure|diagram|visual)|\b(chart|graph|plot|figure|"
+_CHART_Q = re.compile(r"^\s*(?:can you |could you |please )?(show|display|plot|visuali[sz]e)( me)?\b|"
+                      r"\b(show|display|see)\b.*\b(chart|graph|plot|figure|diagram|visual)|\b(chart|graph|plot|figure|"
                       r"diagram)s? (of|showing|that shows|with)\b|\bis there a (chart|graph|figure|plot)\b", re.I)
 _YESNO_Q = re.compile(r"^\s*(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
 _DESCRIBE_Q = re.compile(r"^\s*(why|how (?!much|many|big|large|high|low|long|often|far|small)|describe|explain|summari[sz]e|discuss|outline)\b|\bwhat (drove|"
@@ -105,7 +111,8 @@ _LIST_Q = re.compile(r"^\s*(list|name|which|what are)\b", re.I)
 
 
 def answer_type(question: str, asks_figure: bool) -> str:
-    """The expected answer type: chart, description, yes/no, share, count, quantity or list."""
+    """The expected answer type: chart, description, yes/no, share, count, quantity, list, or open (the form does not
+    say: a figure when one fits the measure, else the sentence closest in meaning)."""
     q = question.strip()
     if _CHART_Q.search(q):
         return "chart"
@@ -117,11 +124,11 @@ def answer_type(question: str, asks_figure: bool) -> str:
         return "count"
     if _SHARE_Q.search(q) and asks_figure:
         return "share"
-    if asks_figure:
+    if asks_figure or re.match(r"\s*how (big|large|high|low|long|often|far|small)\b", q, re.I):
         return "quantity"
-    if _LIST_Q.match(q):
+    if _LIST_Q.match(q) and not re.match(r"\s*(which|what) (was|is|were|are) the\b", q, re.I):
         return "list"
-    return "description"
+    return "open"  # a what-question or a terse one: a figure if one fits, else the sentence that answers
 
 
 # the class of a quantity a question asks, from the unit it names or, failing that, the nearest of these meanings
@@ -135,6 +142,8 @@ PROTOTYPES = {
     "currency": "revenue, sales, income, profit, costs, expenses, cash, assets, capital expenditure, amount of money",
     "per_share": "earnings per share, dividend per share",
     "hours": "training hours, hours of training per employee",
+    "power": "power draw of a circuit or device in microwatts, milliwatts or watts",
+    "duration": "time taken, latency, how long it takes in seconds",
 }
 
 
@@ -149,6 +158,8 @@ def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = N
         return "percent"
     if named:
         return named
+    if _COUNT_Q.search(question):
+        return "count"  # "how many stores", "the number of sites": a count, not an amount or a share
     if measure_vec is None or not prototype_vecs:
         return None
     sims = {k: float(v @ measure_vec) for k, v in prototype_vecs.items()}

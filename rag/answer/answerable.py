@@ -76,9 +76,11 @@ def unknown_entities(store, intent: QueryIntent, issuers, docs: list[DocumentMet
     return out
 
 
-def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMeta]) -> str | None:
-    """A period the asked issuer's documents do not cover: no document of that year (or quarter) and no table
-    column for it. Forward-looking questions (plans for next year) are answered from this year's report."""
+def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMeta], passages=()) -> str | None:
+    """A period the asked issuer's documents do not cover: no document of that year (or quarter), no table column
+    for it, and no retrieved passage of the issuer that prints the year (a 2022 figure in the text of a 2023 report,
+    "(2022: 1,293.5 t)", covers 2022). Forward-looking questions (plans for next year) are answered from this
+    year's report."""
     if intent.forward or not ask.years or not ask.companies:
         return None
     mine = [d for d in docs if d.company_key in ask.companies]
@@ -90,7 +92,8 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
                                               (ask.quarter == "Q4" and d.doc_type in ANNUAL_TYPES)) for d in mine)
         else:
             has_doc = any(y in d.years for d in mine)
-        if has_doc:
+        if has_doc or (not ask.quarter and any(c.company_key in ask.companies and re.search(
+                rf"(?<![\d.,]){y}(?![\d,])", c.content or "") for c in passages)):
             continue
         own_year = {d.document_id: d.fiscal_year for d in mine}
         # the measure asked, in that year's column of some table (a later filing's comparative columns count)

@@ -26,7 +26,7 @@ import numpy as np
 from rag.answer.extractive import Unit, units_of
 from rag.answer.verify import Num, numbers
 from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, quantities_in
-from rag.records import Candidate, DocumentMeta, Fact
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
 
@@ -37,12 +37,15 @@ class FitSettings:
     period_weight: float = 0.10  # the period asked agrees (+) or another period (−)
     entity_weight: float = 0.25  # another company than the one asked (−)
     rank_weight: float = 0.05  # retrieval's own rank of the passage
+    word_weight: float = 0.25  # the share of the measure's own words in the label, beside its meaning
     qualifier_weight: float = 0.15  # the numbered qualifier asked ("Scope 1") agrees (+) or is another (−)
     answer_floor: float = 0.42  # a figure's candidate below this fit does not answer
-    narrative_floor: float = 0.30  # a narrative sentence below this similarity does not answer
+    sentence_floor: float = 0.70  # a sentence without a value of the kind asked answers a figure only this close
+    open_floor: float = 0.85  # an open question takes a figure of no asked unit only when it fits this well
+    narrative_floor: float = 0.30
+    chart_floor: float = 0.25  # a chart this far from the measure asked is not the one asked  # a narrative sentence below this similarity does not answer
     measure_match: float = 0.60  # a label or sentence this close to the measure is the measure asked
     nearby_floor: float = 0.30  # what the documents say nearby is named only this close to the measure
-    replace_margin: float = 0.10  # a statement-line lead gives way to a candidate that fits this much better
     max_sentences: int = 50
     max_rows: int = 120
     sentence_chunks: int = 5  # sentences are read from the best passages only
@@ -104,15 +107,28 @@ _PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end o
                      r"\b(?:fiscal|financial) year\b", re.I)
 
 
+# a sentence that tells how to answer, not what is asked: it starts with an instruction verb
+_INSTRUCTION = re.compile(r"^\s*(?:please\s+)?(?:answer|base|round|give|provide|use|assume|respond|express|report|state|"
+                          r"note|consider|focus|rely|relying|show your|keep|do not|don't|format|write|return)\b", re.I)
+
+
 def measure_text(question: str, company_words: list[str]) -> str:
-    """The question's measure: without its instructions, the companies it names and its periods."""
+    """The question's measure: without its instructions (whole sentences that say how to answer, and the phrases
+    strip_instructions knows), the companies it names and its periods."""
     from rag.answer.lead import strip_instructions
 
-    q = strip_instructions(question)
+    parts = [p for p in re.split(r"(?<=[.?!])\s+", question.strip()) if p]
+    asked = [p for p in parts if p.rstrip().endswith("?")]
+    kept = (asked if asked and len(asked) < len(parts) else [p for p in parts if not _INSTRUCTION.match(p)]) or parts
+    q = strip_instructions(" ".join(kept))
     for w in sorted({w for w in company_words if w}, key=len, reverse=True):
         q = re.sub(rf"\b{re.escape(w)}(?:['’]s)?\b", " ", q, flags=re.I)
     q = _PERIOD.sub(" ", q)
     q = _QUESTION_WORDS.sub("", q)
+    q = re.sub(r"^\s*(?:was|were|is|are|did|does|do|has|have) there (?:any |a )?", "", q, flags=re.I)
+    for _ in range(3):  # prepositions left dangling by the periods taken out: "between of and", "at for"
+        q = re.sub(r"\b(?:between|of|and|in|for|from|to|at|by|during|as)\s+(?=(?:between|of|and|in|for|from|to|at|by|"
+                   r"during|as)\b|[?.,]|$)", "", q, flags=re.I)
     q = re.sub(r"\s+", " ", q).strip(" ,?.")
     return q or question
 
@@ -145,6 +161,22 @@ _QUESTION_WORDS = re.compile(r"^\s*(?:(?:what|which|how)\s+(?:much|many|big|larg
                              r"|show me|tell me|give me|can you (?:show|tell|give) me|is there)\b\s*(?:the\s+)?", re.I)
 
 
+_FULL_SENTENCE = re.compile(r"[a-z)\]%\d][\"'”’)\]]*[.!?](?:\s*\(?\d{0,3}\)?)?\s*$")
+_CAPTION = re.compile(r"\s*(figure|fig\.|table|chart|exhibit)\s*[\dIVX]+[a-z]?\s*[:.|]", re.I)
+
+
+def _label_terms(text: str) -> tuple[str, ...]:
+    from rag.answer.lead import label_terms
+
+    return label_terms(text)
+
+
+def _ask_words() -> set[str]:
+    from rag.answer.lead import ASK_WORDS
+
+    return ASK_WORDS
+
+
 def _years_in(text: str) -> set[int]:
     return {int(y) for y in re.findall(r"(?<![\d,.])((?:19|20)\d{2})(?![\d,])", text)}
 
@@ -153,15 +185,17 @@ class Judge:
     """Scores the typed candidates of one question."""
 
     def __init__(self, embedder, question: str, companies: list[str], company_words: list[str], years: list[int],
-                 docs: dict[int, DocumentMeta], cfg: FitSettings | None = None):
+                 docs: dict[int, DocumentMeta], cfg: FitSettings | None = None, named: list[str] | None = None):
         self.embedder = embedder
         self.cfg = cfg or FitSettings()
         self.question = question
         self.companies = companies
         self.years = list(years)
         self.docs = docs
+        self.named = [n for n in named or [] if n]  # a name no document is about: the candidate itself names it
         self.measure = measure_text(question, company_words)
         self.qualifiers = qualifiers(self.measure)
+        self.measure_terms = [t for t in dict.fromkeys(_label_terms(self.measure)) if t not in _ask_words()]
         vecs = _vectors(embedder, [self.measure, question] + list(PROTOTYPES.values()))
         self.measure_vec, self.question_vec = vecs[0], vecs[1]
         self.asked_class = asked_class(question, self.measure_vec, dict(zip(PROTOTYPES, vecs[2:])))
@@ -202,8 +236,9 @@ class Judge:
         out = []
         for c in chunks:
             for pos, u in enumerate(units_of(c)):
-                if u.kind != "sentence" or len(u.text) > 600:
-                    continue
+                if u.kind != "sentence" or len(u.text) > 600 or (not with_value and (
+                        _CAPTION.match(u.text) or not _FULL_SENTENCE.search(u.text))):
+                    continue  # a caption names a figure, a header row lists columns: neither answers in words
                 u.chunk, u.pos = c, pos
                 found = quantities_in(u.text)
                 if with_value and not found:
@@ -233,7 +268,9 @@ class Judge:
             return []
         vecs = _vectors(self.embedder, [c.label for c in cands])
         target = self.question_vec if narrative else self.measure_vec
-        sims = vecs @ target
+        # meaning, with the measure's own words as a second opinion (a rare exact word — "inventories" — that the
+        # small embedding model weighs little): the share of the measure's content words the label has
+        sims = vecs @ target + self.cfg.word_weight * np.array([self._words_in(c.label) for c in cands])
         top = max((c.chunk.final for c in cands), default=1.0) or 1.0
         cfg = self.cfg
         for c, s in zip(cands, sims):
@@ -247,9 +284,18 @@ class Judge:
             c.fit = c.sim + unit + period + entity + qualifier + cfg.rank_weight * max(c.chunk.final, 0.0) / top
         return sorted(cands, key=lambda c: -c.fit)
 
+    def _words_in(self, label: str) -> float:
+        if not self.measure_terms:
+            return 0.0
+        have = set(_label_terms(label))
+        return sum(1 for t in self.measure_terms if t in have) / len(self.measure_terms)
+
     def _checks(self, c: Typed) -> dict[str, str]:
         d = self.docs.get(c.chunk.document_id)
-        if not self.companies:
+        if self.named:  # "Sam's Club": the row, its table, its heading or the sentence names it
+            where = f"{c.label} {c.chunk.heading or ''}".lower()
+            entity = "match" if all(n.lower() in where for n in self.named) else "mismatch"
+        elif not self.companies:
             entity = "inferred"
         else:
             entity = "match" if d is not None and d.company_key in self.companies else "mismatch"
@@ -257,9 +303,9 @@ class Judge:
             period = "inferred"
         elif c.years:
             period = "match" if c.years & set(self.years) else "mismatch"
-        else:  # a sentence that names no year: its document's year
+        else:  # a sentence that names no year speaks of its document's year: another year is another period
             own = {d.fiscal_year} if d is not None and d.fiscal_year else set()
-            period = "match" if own & set(self.years) else "inferred"
+            period = "match" if own & set(self.years) else ("mismatch" if own else "inferred")
         return {"entity": entity, "period": period, "unit": compatible(self.asked_class, c.unit_class),
                 "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
 
@@ -271,7 +317,23 @@ class Judge:
 
     def answers(self, c: Typed | None) -> bool:
         """The candidate is the asked measure for the asked entity and period, well enough to lead."""
-        return c is not None and c.fit >= self.cfg.answer_floor and "mismatch" not in c.checks.values()
+        if c is None or c.fit < self.cfg.answer_floor or "mismatch" in c.checks.values():
+            return False
+        # a sentence answers a figure question with a value of the kind asked, or by a close meaning
+        return c.kind != "sentence" or c.checks.get("unit") == "match" or c.fit >= self.cfg.sentence_floor
+
+    def best_figure(self, figures: list[FigureHit], shown: tuple[str, ...] = ("chart", "diagram", "map")
+                    ) -> tuple[FigureHit, float] | None:
+        """The chart asked for: the figure whose title, text and surroundings are closest in meaning to the measure
+        (a chart's own words: its caption, the values and labels printed on it, the line above it)."""
+        figs = [f for f in figures if (f.figure_kind or "chart") in shown]
+        if not figs:
+            return None
+        texts = [" ".join(x for x in (f.caption, (f.context or "")[:120], (f.ocr_text or "")[:240]) if x) or "figure"
+                 for f in figs]
+        sims = _vectors(self.embedder, texts) @ self.measure_vec
+        i = int(np.argmax(sims))
+        return figs[i], float(sims[i])
 
     def typed_fact(self, f: Fact, chunk: Candidate) -> Typed:
         """A table fact chosen elsewhere (the statement-line rules), judged as a candidate like the others."""

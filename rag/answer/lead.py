@@ -33,6 +33,12 @@ generate generated come came comes across versus vs reach reached record recorde
 investment banker assume calculate financial metric following question primarily information provided details
 relying response""".split())
 _LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
+ASK_WORDS = _ASK_WORDS
+
+
+def label_terms(text: str) -> tuple[str, ...]:
+    """A label's or a question's words, stemmed (the public name of _terms)."""
+    return _terms(text)
 
 
 @lru_cache(maxsize=65536)
@@ -211,6 +217,7 @@ class Ask:
     parts: list[str] = field(default_factory=list)  # named parts asked ("in Germany", "Commercial Airplanes")
     dated: bool = False  # the years asked are the calendar years of dates, not fiscal years the question names
     dated_as: frozenset = frozenset()  # the (fiscal year, period) the filings file those dates under
+    named: list[str] = field(default_factory=list)  # names no document is about, that an answer's figure must name
 
     @property
     def target_ends(self) -> list[tuple[int, int, int | None]]:

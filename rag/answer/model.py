@@ -115,6 +115,7 @@ class Answer:
     message: str | None = None
     rows: list[dict] | None = None  # structured (SQL) answers
     computed: list[str] = field(default_factory=list)  # figures computed by code (formulas, changes), with markers
+    signals: dict = field(default_factory=dict)  # what the confidence policy read (rag/answer/confidence.py)
     retrieval: Retrieval | None = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
     @property
@@ -131,6 +132,7 @@ class Answer:
             "answer": self.answer,
             "confidence": self.confidence,
             "reasons": self.reasons,
+            "signals": self.signals,
             "mode": self.mode,
             "evidence": [e.to_json() for e in self.evidence],
             "unsupported": self.unsupported,

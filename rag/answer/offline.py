@@ -9,8 +9,8 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
-from rag.answer import answerable, extractive
-from rag.answer.figure_choice import place_figures
+from rag.answer import answerable, confidence, extractive
+from rag.answer.figure_choice import PlacedFigure, place_figures
 from rag.answer.fit import FitSettings, Judge, Typed
 from rag.quantities import answer_type
 from rag.answer.finalize import insufficient
@@ -27,7 +27,7 @@ from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_in, verify
 from rag.config import Settings
 from rag.domain import years_of
-from rag.records import Candidate, DocumentMeta, Fact
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.pipeline import Retrieval
 
 _NARRATIVE = re.compile(r"\b(agenda|nature|purpose|reasons?|impact|strategy|strategies|risks?|description|summary|role|"
@@ -112,13 +112,14 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
         a = insufficient(r, judged.refusal)
         a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
         return a
-    lead = judged.lead if judged.lead is not None else (None if judged.drop_rules else lead)
+    lead = judged.lead if judged.lead is not None else lead
     if lead is not None and judged.fit is not None:
         lead.fit = judged.fit
     _fetch_chunks(store, lead, chunks, by_id)
     marks = _Markers(chunks)
     row_units = _row_units(store, [u for u in scored_units[:12] if u.kind == "row"])
-    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units, judged.sentence)
+    paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units, judged.sentence,
+                              judged.chart, judged.fit)
     if not paragraphs:
         return insufficient(r, "no sentence or table row of the retrieved passages answers the question")
     text = "\n\n".join(paragraphs)
@@ -130,8 +131,12 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
         text += f"\n\n*Not computed:* {missing_note}."
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
     a.computed = _computed_sentences(lead)
-    _verify_and_score(a, lead, r)
     a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
+    if judged.chart is not None and lead is not None and lead.kind == "chart" and \
+            all(p.figure_id != judged.chart.figure_id for p in a.figures):  # the chart the lead describes is shown
+        label = next((e.document for e in a.evidence), judged.chart.file_name)
+        a.figures = [PlacedFigure.of(judged.chart, label, 0)] + a.figures[:2]
+    _verify_and_score(a, lead, r)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 
@@ -143,7 +148,7 @@ class Judged:
     sentence: Typed | None = None
     refusal: str | None = None
     fit: float | None = None  # the lead's fit (its measure's similarity, with type, period and entity)
-    drop_rules: bool = False  # the rules' lead gives way to the sentence
+    chart: FigureHit | None = None  # the chart asked for, which the lead describes
 
 
 def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | None, papers: bool) -> Judged:
@@ -156,26 +161,39 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
         return Judged()
     it = r.intent
     words = it.company_names + it.company_terms + [c.replace("-", " ") for c in it.companies]
-    judge = Judge(embedder, strip_instructions(it.rewritten), list(ask.companies), words, list(ask.years), docs)
+    judge = Judge(embedder, strip_instructions(it.rewritten), list(ask.companies), words, list(ask.years), docs,
+                  named=ask.named)
     kind = answer_type(strip_instructions(it.rewritten), asks_figure(it, ask))
     if lead is not None and lead.kind != "sentence":
         if lead.kind != "fact" or not lead.facts or kind not in ("quantity", "count", "share"):
             return Judged()
         return _against_rules(judge, r, lead, docs)
-    if kind in ("quantity", "count", "share"):
+    if kind in ("quantity", "count", "share", "open"):
         ranked = judge.best_value(r.facts, r.chunks)
         best = next((c for c in ranked if judge.answers(c)), None)
-        if best is None:
+        if kind == "open" and (best is None or best.checks["unit"] != "match" and best.fit < judge.cfg.open_floor):
+            kind = "description"  # no figure of the kind asked fits: the sentence that answers
+        elif papers and best is not None and best.checks["unit"] != "match" and best.fit < judge.cfg.open_floor:
+            return Judged()  # a paper's results tables hold many alike rows: a row close in meaning is not enough
+        elif best is None:
             if papers:
                 return Judged()
             return Judged(refusal=_nothing_fits(judge, ranked, ask, docs))
+    if kind in ("quantity", "count", "share", "open"):
+        assert best is not None
         if best.fact is not None:
             f = best.fact
             checks = {"entity": best.checks["entity"], "period": best.checks["period"],
                       "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
             return Judged(lead=Lead([], [f], "fact", checks), fit=best.fit)
         return Judged(sentence=best, fit=best.fit)
-    if lead is None and kind in ("description", "list", "yes/no", "chart"):
+    if lead is None and kind == "chart":
+        got = judge.best_figure(r.figures)
+        if got is not None and got[1] >= judge.cfg.chart_floor and \
+                any(c.chunk_id == got[0].chunk_id or (c.document_id, c.page_start) == (got[0].document_id, got[0].page)
+                    for c in r.chunks):
+            return Judged(chart=got[0], fit=got[1])
+    if lead is None and kind in ("description", "list", "yes/no", "chart", "open"):
         ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False), narrative=True)
         if ranked and ranked[0].sim >= judge.cfg.narrative_floor:
             return Judged(sentence=ranked[0], fit=ranked[0].fit)
@@ -183,28 +201,28 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
 
 
 def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta]) -> Judged:
-    """A table fact the statement-line rules chose, judged like every other candidate: it stays unless another fits
-    the question clearly better (its label means the measure asked, its unit is the kind asked)."""
+    """A table fact the statement-line rules chose, judged like every other candidate, for its confidence. It is not
+    replaced: overriding the rules with the best-fitting candidate was measured (README) and made statement lines
+    worse on every filings set, the held-back one included."""
     f = lead.facts[0]
     chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
         Candidate(chunk_id=f.chunk_id or 0, document_id=f.document_id, chunk_index=0, page_start=f.page,
                   page_end=f.page, heading=None, section_type="body", content="", file_name="",
                   company_key=docs[f.document_id].company_key if f.document_id in docs else None)
     mine = judge.typed_fact(f, chunk)
-    ranked = judge.best_value(r.facts, r.chunks)
-    best = next((c for c in ranked if judge.answers(c)), None)
-    if best is None or best.fit < mine.fit + judge.cfg.replace_margin or (best.fact is not None and
-                                                                           best.fact.fact_id == f.fact_id):
-        return Judged(fit=mine.fit)
-    if best.fact is not None:
-        checks = {"entity": best.checks["entity"], "period": best.checks["period"],
-                  "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
-        return Judged(lead=Lead([], [best.fact], "fact", checks), fit=best.fit)
-    return Judged(lead=None, sentence=best, fit=best.fit, drop_rules=True)
+    if judge.named and mine.checks.get("entity") == "mismatch":  # "Microsoft's R&D": the row is another company's
+        return Judged(refusal=_not_about(judge.named), fit=mine.fit)
+    return Judged(fit=mine.fit)
+
+
+def _not_about(names: list[str]) -> str:
+    return f"no document in the library is about {', '.join(names)} (it is only mentioned in passing)"
 
 
 def _nothing_fits(judge: Judge, ranked: list[Typed], ask: Ask, docs: dict[int, DocumentMeta]) -> str:
     """'the documents do not give <measure> for <entity, period>', with the nearest thing they do give."""
+    if judge.named:
+        return _not_about(judge.named)
     who = _who(ask, list(docs.values()))
     when = " for " + ", ".join(str(y) for y in ask.years) if ask.years else ""
     msg = f"the documents{' of ' + who if who else ''} do not give {judge.measure}{when}"
@@ -255,13 +273,15 @@ def _before(store, r: Retrieval, ask: Ask, docs: list[DocumentMeta], issuers) ->
         unknown = answerable.unknown_entities(store, r.intent, issuers, docs)
         # a name the documents mention (a model in a paper, a partner in a filing) is refused only when a company's
         # figure is asked and the passages found are a company's reports, not papers
-        papers = any(c.doc_type == "research paper" for c in r.chunks[:3])
-        unknown = [u for u in unknown if not u.mentioned or (asks_figure(r.intent, ask) and not papers)]
+        # a name the passages mention (a segment, a brand, a subsidiary: "Sam's Club") is not refused here: the
+        # candidates' judge answers only with a figure whose row, table or sentence names it (Ask.named)
+        ask.named = [u.name for u in unknown if u.mentioned]
+        unknown = [u for u in unknown if not u.mentioned]
         if unknown:
             u = unknown[0]
             return (f"no document in the library is about {u.name}" +
                     (" (it is only mentioned in passing)" if u.mentioned else ""))
-    return answerable.uncovered_period(store, ask, r.intent, docs)
+    return answerable.uncovered_period(store, ask, r.intent, docs, r.chunks)
 
 
 def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
@@ -535,7 +555,8 @@ def _render(u: extractive.Unit, row_units: dict[str, str]) -> str:
 
 def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask: Ask,
            docs: dict[int, DocumentMeta], settings: Settings, r: Retrieval,
-           row_units: dict[str, str] | None = None, prefer: Typed | None = None) -> tuple[list[str], Lead | None]:
+           row_units: dict[str, str] | None = None, prefer: Typed | None = None, chart: FigureHit | None = None,
+           fit: float | None = None) -> tuple[list[str], Lead | None]:
     """The paragraphs: the lead (with the formula of a computed metric), then the supporting passages."""
     paragraphs: list[str] = []
     lead_rows: set[str] = set()
@@ -570,6 +591,9 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
         paragraphs.append(lead.sentences[0])
         lead_rows |= {x.row_text for x in lead.facts}
     chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number, ask)
+    if lead is None and chart is not None:
+        lead = _chart_lead(chart, r, marks, fit)
+        paragraphs.append(lead.sentences[0])
     if lead is None and prefer is not None and prefer.unit is not None:
         chosen = [x for x in chosen if x.text != prefer.unit.text]
         lead = _sentence_lead(prefer, marks, row_units or {})
@@ -591,6 +615,25 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
             bullets.append(f"- {_render(u, row_units or {})} ({document_label(u.c)}) [{m}]")
         paragraphs.append("**Supporting passages:**\n" + "\n".join(bullets))
     return paragraphs, lead
+
+
+def _chart_lead(f: FigureHit, r: Retrieval, marks: _Markers, fit: float | None) -> Lead:
+    """'The chart “Net sales by business sector – 2023” (p. 6) shows: 44% Life Science € 9,281 million …' — the
+    chart's own title and the words and values printed on it (its text layer, or OCR), cited to its passage."""
+    chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
+        next(c for c in r.chunks if (c.document_id, c.page_start) == (f.document_id, f.page))
+    title = re.sub(r"\s+", " ", f.caption or "").strip(" .") or "the chart"
+    said = re.sub(r"\s+", " ", f.ocr_text or "").strip()
+    if said.lower().startswith(title.lower()):
+        said = said[len(title):].strip(" .:–-")
+    said = said if len(said) <= 220 else said[:217].rsplit(" ", 1)[0] + " …"
+    m = marks.cite(chunk.chunk_id, "")
+    kind = f.chart_type if f.chart_type and f.figure_kind == "chart" else (f.figure_kind or "chart")
+    text = f"The {kind} “{title}” on p. {f.page} shows" + (f": {said}" if said else " the figure asked for") + f" [{m}]."
+    lead = Lead([text], [], "chart", {"entity": "inferred", "measure": "match" if (fit or 0) >= _FIT.measure_match
+                                      else "inferred", "period": "inferred"})
+    lead.fit = fit
+    return lead
 
 
 def _sentence_lead(prefer: Typed, marks: _Markers, row_units: dict[str, str]) -> Lead:
@@ -715,6 +758,10 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
         reasons.append(f"{what} {'is' if ok else 'is NOT'} printed in its cited passage")
         if computed:
             reasons.append("the computed value is recalculated from those inputs by code")
+    elif lead.kind == "chart":
+        lead.verified = bool(a.figures)
+        reasons.append("the chart is shown; its title, labels and values are read from the chart itself (text layer "
+                       "or OCR)" if lead.verified else "the chart described was not shown")
     else:
         lead.verified = all(e.verified for e in a.evidence[:1])
         reasons.append("the lead sentence is quoted from its cited passage" if lead.verified else
@@ -728,17 +775,17 @@ def _verify_and_score(a: Answer, lead: Lead | None, r: Retrieval) -> None:
         words = "inferred (the question names no column: every column is given)" \
             if lead.kind == "rows" and k == "measure" and state == "inferred" else _CHECK_WORDS[k][state]
         reasons.append(f"{k}: {words}")
-    states = list(lead.checks.values())
+    if lead.fit is not None:
+        reasons.append(f"fit to the question {lead.fit:.2f} (meaning of the measure, unit, period, entity)")
     if lead.after_explanation:
-        states.append("inferred")
         reasons.append("the question asks why: the explanation is quoted from the filing, the figure follows it")
-    # rows named by the words of their names: a fuzzy match, never "high" (a wrong row reads as right)
-    if lead.verified and lead.kind not in ("sentence", "rows") and all(s == "match" for s in states):
-        a.confidence = "high"
-    elif lead.verified and "mismatch" not in states and states.count("inferred") <= 1:
-        a.confidence = "medium"
-    else:
-        a.confidence = "low"
+    a.signals = {"kind": lead.kind, "verified": lead.verified, "fit": lead.fit, "rivals": bool(lead.rivals),
+                 "unsupported": len(v.unsupported), "after_explanation": lead.after_explanation,
+                 **{k: lead.checks.get(k, "inferred") for k in ("entity", "measure", "period")}}
+    a.confidence = confidence.label(a.signals)  # fitted on the tuning part (rag/answer/confidence.py)
+    a.signals["p_right"] = round(confidence.probability(a.signals), 3)
+    reasons.append(f"estimated chance of being right {a.signals['p_right']:.2f} (the policy fitted on labelled "
+                   "questions)")
     if v.unsupported:
         reasons.append(f"{len(v.unsupported)} supporting sentence(s) with a number not in their passage")
     a.reasons = reasons + a.reasons

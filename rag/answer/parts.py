@@ -54,8 +54,12 @@ def breakdown_terms(question: str, company_words: set[str]) -> list[str]:
 
 
 def _part_word(w: str, company_words: set[str]) -> bool:
+    from rag.quantities import class_of_unit
+
     if w.lower() in _NOT_PLACES or norm(w) in company_words or re.search(r"\d", w):
         return False
+    if class_of_unit(w) is not None:
+        return False  # "in GWh", "in EUR": the unit asked, not a part of the whole
     return not (w.isupper() and len(w) <= 5)  # an acronym (GAAP, EBIT, EMEA): a measure or a reported region
 
 

@@ -131,3 +131,16 @@ def test_names_the_filing_gives_itself():
     assert m.company_key == "boeing"
     assert {"Boeing", "BA"} <= set(m.aliases) and "BA26" not in m.aliases
     assert not {"Company", "we", "us", "our"} & set(m.aliases)
+
+
+def test_a_reports_issuer_is_the_legal_name_its_whole_text_uses_most():
+    from rag.ingest.metadata import issuer_of_text
+
+    text = ("Employees 3,458 Group\nSeparate Non-financial Group Report\n" + "Merck KGaA is a science company. " * 5 +
+            "The Merck Group grew. " * 4 + "Deloitte GmbH audited the report. " * 2 + "Wiener Börse AG lists us. ")
+    assert issuer_of_text(text) == "Merck KGaA"
+    assert issuer_of_text("MTU AERO ENGINES AG\n" * 3 + "MTU Aero Engines AG reports. " * 2 + "MTU Group " * 4 +
+                          "German Stock Corporation " * 2) == "MTU Aero Engines AG"
+    assert issuer_of_text("freenet AG published. " * 3 + "The Group " * 9 + "Media Broadcast Group " * 2) == "freenet AG"
+    assert issuer_of_text("1&1 AG grew. " * 4 + "The 1&1 Group grew. " * 2 + "United Internet AG owns it. " * 2) == "1&1 AG"
+    assert issuer_of_text("ACME AG once.") is None

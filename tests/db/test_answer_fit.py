@@ -1,0 +1,58 @@
+"""Answers judged by meaning and type (rag/answer/fit.py) on a real store: the sample sustainability report
+(samples/northwind_sustainability_report_2023.pdf), the real embedding model and the real pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.answer import answer
+from rag.eval_answers import lead_sentence
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "northwind_sustainability_report_2023.pdf"
+
+
+@pytest.fixture
+def northwind(clean_store, ingest):
+    assert ingest(SAMPLE).ok
+    return clean_store
+
+
+def test_the_issuer_is_the_legal_name_the_report_uses(northwind):
+    (d,) = northwind.list_documents()
+    assert d.company == "Northwind Dairy AG"
+
+
+def test_a_figure_asked_in_other_words_leads_with_the_asked_cell(northwind, embedder):
+    a = answer(northwind, embedder, "How much energy did Northwind use altogether in 2022?")
+    assert "219.8" in lead_sentence(a.answer) and not a.insufficient
+
+
+def test_a_figure_in_running_text_leads(northwind, embedder):
+    a = answer(northwind, embedder, "How many people did Northwind Dairy employ at the end of 2023?")
+    assert "1,284" in lead_sentence(a.answer)
+
+
+def test_another_period_or_another_measure_is_refused_never_answered(northwind, embedder):
+    a = answer(northwind, embedder, "What were Northwind's Scope 1 emissions in 2019?")
+    assert a.insufficient and a.confidence == "insufficient_data" and "2019" in a.answer and "2023" in a.answer
+    a = answer(northwind, embedder, "What were Northwind's Scope 3 emissions in 2023?")
+    assert a.insufficient and a.confidence == "insufficient_data", a.answer
+
+
+def test_a_follow_up_for_the_year_before_answers_that_year(northwind, embedder):
+    a = answer(northwind, embedder, "and the year before?", history=["What was Northwind's water withdrawal in 2023?"])
+    assert "3.3 million m3 in FY2022" in lead_sentence(a.answer)
+
+
+def test_a_question_not_in_english_gets_one_line(northwind, embedder):
+    a = answer(northwind, embedder, "Wie hoch waren die Scope-1-Emissionen im Jahr 2023?")
+    assert a.insufficient and "German" in a.answer and "English" in a.answer and "\n" not in a.answer
+
+
+def test_every_answer_says_what_its_confidence_read(northwind, embedder):
+    a = answer(northwind, embedder, "What were Northwind's Scope 1 emissions in 2023?")
+    assert "34.9" in lead_sentence(a.answer)
+    assert a.signals["kind"] and 0.0 <= a.signals["p_right"] <= 1.0
+    assert any("estimated chance of being right" in r for r in a.reasons)
