@@ -412,6 +412,12 @@ def cmd_figures(args) -> int:
     return 0
 
 
+def _add_redetect_parser(sub) -> None:
+    s = sub.add_parser("redetect", help="read every stored report's issuer again from its whole text")
+    s.add_argument("--dry-run", action="store_true", help="only list what would change")
+    s.set_defaults(fn=cmd_redetect)
+
+
 def _add_figures_parser(sub) -> None:
     s = sub.add_parser("figures", help="read stored figures again from their PDFs: their kind, their crop")
     s.add_argument("--reclassify", action="store_true",
@@ -508,9 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_figures_parser(sub)
 
     _add_serve_parser(sub)
-    s = sub.add_parser("redetect", help="read every stored report's issuer again from its whole text")
-    s.add_argument("--dry-run", action="store_true", help="only list what would change")
-    s.set_defaults(fn=cmd_redetect)
+    _add_redetect_parser(sub)
     for name, fn, text in (("doctor", cmd_doctor, "consistency checks; non-zero exit when one fails"),
                            ("reindex", cmd_reindex, "re-embed the store with the configured model")):
         sub.add_parser(name, help=text).set_defaults(fn=fn)

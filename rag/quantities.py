@@ -106,7 +106,10 @@ _YESNO_Q = re.compile(r"^\s*(is|are|was|were|does|do|did|has|have|had|can|could|
 _DESCRIBE_Q = re.compile(r"^\s*(why|how (?!much|many|big|large|high|low|long|often|far|small)|describe|explain|summari[sz]e|discuss|outline)\b|\bwhat (drove|"
                          r"caused|explains|led to|are the (main|key)|is the (main|key|purpose|goal|strategy|approach|"
                          r"role)|does the (report|paper|company|author)s? (say|describe|state|propose|report)|were the "
-                         r"(main|key))\b|\b(reasons?|drivers?|strategy|approach|limitations?|contributions?)\b", re.I)
+                         r"(main|key))\b|\b(reasons?|drivers?|strategy|approach|limitations?|contributions?|agenda|"
+                         r"purpose|nature|summary|highlights|main points|key points|topics?)\b", re.I)
+_QUANTITY_FORM = re.compile(r"\bhow (much|many)\b|\bwhat (percent|percentage|share|amount|value|number|total)\b|"
+                            r"\b(ratio|margin|rate)\b", re.I)
 _LIST_Q = re.compile(r"^\s*(list|name|which|what are)\b", re.I)
 
 
@@ -116,10 +119,10 @@ def answer_type(question: str, asks_figure: bool) -> str:
     q = question.strip()
     if _CHART_Q.search(q):
         return "chart"
-    if _DESCRIBE_Q.search(q) and not asks_figure:
+    if _DESCRIBE_Q.search(q) and not (asks_figure and _QUANTITY_FORM.search(q)):
         return "description"
-    if _YESNO_Q.match(q) and not asks_figure:
-        return "yes/no"
+    if _YESNO_Q.match(q):
+        return "yes/no"  # "did X increase?", "was there any change in …": a figure if one fits, else the sentence
     if _COUNT_Q.search(q) and not re.search(r"\bhow many (euros?|dollars?|tonnes?|tons?|hours?|mwh|gwh|kwh)\b", q, re.I):
         return "count"
     if _SHARE_Q.search(q) and asks_figure:
@@ -145,6 +148,11 @@ PROTOTYPES = {
     "power": "power draw of a circuit or device in microwatts, milliwatts or watts",
     "duration": "time taken, latency, how long it takes in seconds",
 }
+
+
+def named_class(question: str) -> str | None:
+    """The class of a unit the question names itself ('in MWh', 'in EUR', 'what percentage', 'how many'), else None."""
+    return asked_class(question)
 
 
 def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = None) -> str | None:

@@ -92,8 +92,8 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
                                               (ask.quarter == "Q4" and d.doc_type in ANNUAL_TYPES)) for d in mine)
         else:
             has_doc = any(y in d.years for d in mine)
-        if has_doc or (not ask.quarter and any(c.company_key in ask.companies and re.search(
-                rf"(?<![\d.,]){y}(?![\d,])", c.content or "") for c in passages)):
+        if has_doc or (not ask.quarter and any(c.company_key in ask.companies and _prints_period(c.content or "", y)
+                                               for c in passages)):
             continue
         own_year = {d.document_id: d.fiscal_year for d in mine}
         # the measure asked, in that year's column of some table (a later filing's comparative columns count)
@@ -109,6 +109,14 @@ def uncovered_period(store, ask: Ask, intent: QueryIntent, docs: list[DocumentMe
         what = f"{ask.quarter} FY{y}" if ask.quarter else f"FY{y}"
         return f"no document of {', '.join(who) or 'that issuer'} covers {what} (the library has {span})"
     return None
+
+
+def _prints_period(text: str, year: int) -> bool:
+    """A passage gives a figure for the year: "(2022: 1,293.5 t)", "in 2022", "for fiscal 2022", "as of December
+    31, 2022" — not a year inside a name ("the 2017 Tax Act")."""
+    return bool(re.search(rf"\(\s*(?:fy\s?)?{year}\s*:\s*[-−–(]?[$€£]?\s?\d|\b(?:in|for|during|fiscal(?: year)?|fy|"
+                          rf"year|as of|as at|at|compared (?:to|with))\s+(?:[A-Z][a-z]+\.?\s+\d{{1,2}},\s+)?{year}\b",
+                          text, re.I))
 
 
 def measure_words(ask: Ask, question: str) -> str:

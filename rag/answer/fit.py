@@ -25,7 +25,7 @@ import numpy as np
 
 from rag.answer.extractive import Unit, units_of
 from rag.answer.verify import Num, numbers
-from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, quantities_in
+from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, named_class, quantities_in
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
@@ -177,8 +177,15 @@ def _ask_words() -> set[str]:
     return ASK_WORDS
 
 
+# a year printed as a period: after a period word or in "(2022: …)", or in a list of years after one ("in 2023,
+# 2022 and 2021") — not a year inside a name ("the 2017 Tax Act")
+_YEAR_AS_PERIOD = re.compile(r"(?:\b(?:in|for|during|fiscal(?:\s+year)?|fy|year|years|as of|as at|at|since|from|to|until|by|"
+                             r"end of|compared (?:to|with)|versus|vs\.?|and|,)\s+(?:[A-Z][a-z]+\.?\s+\d{1,2},\s+)?|"
+                             r"\(\s*|^\s*)((?:19|20)\d{2})(?![\d,.]\d)(?!\s+(?:[A-Z][a-z]+\s+)?Act\b)", re.I)
+
+
 def _years_in(text: str) -> set[int]:
-    return {int(y) for y in re.findall(r"(?<![\d,.])((?:19|20)\d{2})(?![\d,])", text)}
+    return {int(y) for y in _YEAR_AS_PERIOD.findall(text)}
 
 
 class Judge:
@@ -199,6 +206,9 @@ class Judge:
         vecs = _vectors(embedder, [self.measure, question] + list(PROTOTYPES.values()))
         self.measure_vec, self.question_vec = vecs[0], vecs[1]
         self.asked_class = asked_class(question, self.measure_vec, dict(zip(PROTOTYPES, vecs[2:])))
+        # only a unit the question names makes another unit a mismatch; one inferred from the measure's meaning
+        # (dividends: an amount or per share?) makes it "inferred"
+        self.class_named = named_class(question) is not None
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -306,7 +316,10 @@ class Judge:
         else:  # a sentence that names no year speaks of its document's year: another year is another period
             own = {d.fiscal_year} if d is not None and d.fiscal_year else set()
             period = "match" if own & set(self.years) else ("mismatch" if own else "inferred")
-        return {"entity": entity, "period": period, "unit": compatible(self.asked_class, c.unit_class),
+        unit = compatible(self.asked_class, c.unit_class)
+        if unit == "mismatch" and not self.class_named:
+            unit = "inferred"
+        return {"entity": entity, "period": period, "unit": unit,
                 "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
 
     def best_value(self, facts: list[Fact], chunks: list[Candidate]) -> list[Typed]:

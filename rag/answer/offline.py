@@ -168,10 +168,15 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
         if lead.kind != "fact" or not lead.facts or kind not in ("quantity", "count", "share"):
             return Judged()
         return _against_rules(judge, r, lead, docs)
-    if kind in ("quantity", "count", "share", "open"):
+    if kind in ("quantity", "count", "share", "open", "yes/no") and len(ask.companies) > 1 and lead is None:
+        both = _per_entity(r, ask, docs, words)  # a comparison: each company's own figure, then the difference
+        if both is not None:
+            return both
+    if kind in ("quantity", "count", "share", "open", "yes/no"):
         ranked = judge.best_value(r.facts, r.chunks)
         best = next((c for c in ranked if judge.answers(c)), None)
-        if kind == "open" and (best is None or best.checks["unit"] != "match" and best.fit < judge.cfg.open_floor):
+        if kind in ("open", "yes/no") and (best is None or best.checks["unit"] != "match" and
+                                          best.fit < judge.cfg.open_floor):
             kind = "description"  # no figure of the kind asked fits: the sentence that answers
         elif papers and best is not None and best.checks["unit"] != "match" and best.fit < judge.cfg.open_floor:
             return Judged()  # a paper's results tables hold many alike rows: a row close in meaning is not enough
@@ -179,13 +184,10 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
             if papers:
                 return Judged()
             return Judged(refusal=_nothing_fits(judge, ranked, ask, docs))
-    if kind in ("quantity", "count", "share", "open"):
+    if kind in ("quantity", "count", "share", "open", "yes/no"):
         assert best is not None
         if best.fact is not None:
-            f = best.fact
-            checks = {"entity": best.checks["entity"], "period": best.checks["period"],
-                      "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
-            return Judged(lead=Lead([], [f], "fact", checks), fit=best.fit)
+            return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
         return Judged(sentence=best, fit=best.fit)
     if lead is None and kind == "chart":
         got = judge.best_figure(r.figures)
@@ -198,6 +200,32 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
         if ranked and ranked[0].sim >= judge.cfg.narrative_floor:
             return Judged(sentence=ranked[0], fit=ranked[0].fit)
     return Judged()
+
+
+def _typed_lead(best: Typed, judge: Judge, facts: list[Fact]) -> Lead:
+    """A table cell the judge chose, with its row's other periods (the change from the prior period follows)."""
+    assert best.fact is not None
+    checks = {"entity": best.checks["entity"], "period": best.checks["period"],
+              "measure": "match" if best.sim >= judge.cfg.measure_match else "inferred"}
+    lead = Lead([], [best.fact, *same_row(best.fact, facts)], "fact", checks)
+    lead.fit = best.fit
+    return lead
+
+
+def _per_entity(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], words: list[str]) -> Judged | None:
+    """One table cell per company asked, each judged for that company alone; None unless every one is found."""
+    assert r.state is not None
+    parts = []
+    for company in ask.companies:
+        judge = Judge(r.state.embedder, strip_instructions(r.intent.rewritten), [company], words, list(ask.years),
+                      docs)
+        best = next((c for c in judge.best_value(r.facts, r.chunks) if judge.answers(c) and c.fact is not None), None)
+        if best is None:
+            return None
+        parts.append(_typed_lead(best, judge, r.facts))
+    lead = _joined(parts)
+    lead.fit = min(p.fit for p in parts if p.fit is not None)
+    return Judged(lead=lead, fit=lead.fit)
 
 
 def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta]) -> Judged:
@@ -591,12 +619,10 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
         paragraphs.append(lead.sentences[0])
         lead_rows |= {x.row_text for x in lead.facts}
     chosen = _supporting(units, lead_rows, settings, lead is None, r.intent.wants_number, ask)
-    if lead is None and chart is not None:
-        lead = _chart_lead(chart, r, marks, fit)
-        paragraphs.append(lead.sentences[0])
-    if lead is None and prefer is not None and prefer.unit is not None:
-        chosen = [x for x in chosen if x.text != prefer.unit.text]
-        lead = _sentence_lead(prefer, marks, row_units or {})
+    if lead is None and (chart is not None or (prefer is not None and prefer.unit is not None)):
+        chosen = [x for x in chosen if prefer is None or prefer.unit is None or x.text != prefer.unit.text]
+        lead = _chart_lead(chart, r, marks, fit) if chart is not None else \
+            _sentence_lead(prefer, marks, row_units or {})  # type: ignore[arg-type]
         paragraphs.append(lead.sentences[0])
     elif lead is None and chosen:
         # a figure asked: the best passage that gives one for the measure leads
