@@ -1,6 +1,6 @@
 """Fit the offline answer's confidence policy (rag/answer/confidence.py) on the TUNING part of the broad labelled
 sets, from `rag eval --answers --json` reports: a logistic model of "the answer is right" over the answer's signals
-(L2-regularised, plain numpy), then the thresholds: "high" where the tuning part is right at least 0.90 of the time,
+(L2-regularised, plain numpy, with the signs of the checks fixed), then the thresholds: "high" where the tuning part is right at least 0.90 of the time,
 "medium" where at least 0.60. The held-back part is never read. Writes rag/answer/data/confidence.json and prints the
 reliability table of the tuning part.
 
@@ -32,12 +32,21 @@ def rows(reports: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(X), np.array(y)
 
 
+# a check that holds never lowers the confidence, a rival row or an unsupported number never raises it: the signs are
+# fixed, so a few hundred tuning answers cannot teach the policy that a matched period is a bad sign
+AT_LEAST_ZERO = {"verified", "entity", "measure", "period", "fit"}
+AT_MOST_ZERO = {"rivals", "unsupported"}
+
+
 def fit(X: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 20000, lr: float = 0.05) -> np.ndarray:
+    """Logistic regression by projected gradient descent (L2, the sign constraints above)."""
     w = np.zeros(X.shape[1])
+    lo = np.array([0.0 if n in AT_LEAST_ZERO else -np.inf for n in FEATURES])
+    hi = np.array([0.0 if n in AT_MOST_ZERO else np.inf for n in FEATURES])
     for _ in range(steps):
         p = 1 / (1 + np.exp(-X @ w))
         grad = X.T @ (p - y) / len(y) + l2 * np.r_[0.0, w[1:]] / len(y)
-        w -= lr * grad
+        w = np.clip(w - lr * grad, lo, hi)
     return w
 
 
