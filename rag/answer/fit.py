@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
+from rag.answer.lead import ASK_WORDS, label_terms, strip_instructions
 from rag.answer.verify import Num, numbers
 from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, named_class, quantities_in
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
@@ -115,8 +116,6 @@ _INSTRUCTION = re.compile(r"^\s*(?:please\s+)?(?:answer|base|round|give|provide|
 def measure_text(question: str, company_words: list[str]) -> str:
     """The question's measure: without its instructions (whole sentences that say how to answer, and the phrases
     strip_instructions knows), the companies it names and its periods."""
-    from rag.answer.lead import strip_instructions
-
     parts = [p for p in re.split(r"(?<=[.?!])\s+", question.strip()) if p]
     asked = [p for p in parts if p.rstrip().endswith("?")]
     kept = (asked if asked and len(asked) < len(parts) else [p for p in parts if not _INSTRUCTION.match(p)]) or parts
@@ -165,18 +164,6 @@ _FULL_SENTENCE = re.compile(r"[a-z)\]%\d][\"'”’)\]]*[.!?](?:\s*\(?\d{0,3}\)?
 _CAPTION = re.compile(r"\s*(figure|fig\.|table|chart|exhibit)\s*[\dIVX]+[a-z]?\s*[:.|]", re.I)
 
 
-def _label_terms(text: str) -> tuple[str, ...]:
-    from rag.answer.lead import label_terms
-
-    return label_terms(text)
-
-
-def _ask_words() -> set[str]:
-    from rag.answer.lead import ASK_WORDS
-
-    return ASK_WORDS
-
-
 # a year printed as a period: after a period word or in "(2022: …)", or in a list of years after one ("in 2023,
 # 2022 and 2021") — not a year inside a name ("the 2017 Tax Act")
 _YEAR_AS_PERIOD = re.compile(r"(?:\b(?:in|for|during|fiscal(?:\s+year)?|fy|year|years|as of|as at|at|since|from|to|until|by|"
@@ -202,7 +189,7 @@ class Judge:
         self.named = [n for n in named or [] if n]  # a name no document is about: the candidate itself names it
         self.measure = measure_text(question, company_words)
         self.qualifiers = qualifiers(self.measure)
-        self.measure_terms = [t for t in dict.fromkeys(_label_terms(self.measure)) if t not in _ask_words()]
+        self.measure_terms = [t for t in dict.fromkeys(label_terms(self.measure)) if t not in ASK_WORDS]
         vecs = _vectors(embedder, [self.measure, question] + list(PROTOTYPES.values()))
         self.measure_vec, self.question_vec = vecs[0], vecs[1]
         self.asked_class = asked_class(question, self.measure_vec, dict(zip(PROTOTYPES, vecs[2:])))
@@ -297,7 +284,7 @@ class Judge:
     def _words_in(self, label: str) -> float:
         if not self.measure_terms:
             return 0.0
-        have = set(_label_terms(label))
+        have = set(label_terms(label))
         return sum(1 for t in self.measure_terms if t in have) / len(self.measure_terms)
 
     def _checks(self, c: Typed) -> dict[str, str]:
