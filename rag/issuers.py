@@ -56,6 +56,27 @@ def _is_ticker(name: str) -> bool:
     return bool(re.fullmatch(r"[A-Z]{1,5}(?:\.[A-Z])?", name))
 
 
+def names_issuer(alias: str, legal: list[str]) -> bool:
+    """The alias is a name of the issuer called `legal`: a trading symbol, or it shares a word with a legal name, is
+    its words run together or its initials ("IBM", "P&G"), or a clipping of its first word ("Amex"). A heading word
+    ("Employees") or another company ("Wiener Börse AG", the exchange an issuer lists on) is not."""
+    if _is_ticker(alias):
+        return True
+    mine = [w for w in _core_words(alias) if w != "and"]
+    if not mine:
+        return False
+    letters = re.sub(r"[^a-z]", "", "".join(mine))
+    for name in legal:
+        words = [w for w in _core_words(name) if w != "and"]
+        if not words:
+            continue
+        if set(mine) & set(words) or letters == "".join(words) or letters == "".join(w[0] for w in words):
+            return True
+        if len(words[0]) >= 3 and letters[:3] == words[0][:3]:
+            return True
+    return False
+
+
 @dataclass
 class Issuer:
     key: str
@@ -197,7 +218,8 @@ def issuers_of(store: Any, docs: list[Any]) -> Issuers:
         named = {i.key: i for i in store.issuer_names()}
     except Exception:  # noqa: BLE001 - the names are a refinement; without them the keys still match
         named = {}
-    triples = tuple((k, v, tuple(named[k].names) if k in named else ()) for k, v in shown.items())
+    triples = tuple((k, v, tuple(n for n in named[k].names if names_issuer(n, [v, k])) if k in named else ())
+                    for k, v in shown.items())
     if (built := _BUILT.get(triples)) is None:
         built = Issuers([Issuer(k, v, list(n)) for k, v, n in triples])
         if len(_BUILT) >= 4:

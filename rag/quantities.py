@@ -14,11 +14,17 @@ __all__ = ["CLASSES", "asked_class", "class_of_unit", "classes_near_numbers", "c
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
 CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
-           "duration", "count")
+           "duration", "count", "intensity")
 
 _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line → its class
+    # one quantity per another (t CO2e per € million of sales, kWh / employee): a ratio, never the total it divides;
+    # "per year" is still an amount (a flow over its period), "per cent" and "per share" are classes of their own
+    (re.compile(r"\bintensity\b|\bper (?!cent\b|centage|share\b|common|ordinary|diluted|basic|year\b|annum\b|month\b|"
+                r"day\b|week\b)(?:unit of |€|\$|[a-z])|(?<![\w])(?:t|kg|g|tons?|tonnes?|kwh|mwh|gwh|gj|mj|m3|m³|tco2e?)\s?/\s?(?!share\b|"
+                r"year\b|yr\b|a\b)[a-z€$]", re.I), "intensity"),
     (re.compile(r"co\s?[2₂]\s?e?|\bghg\b|carbon", re.I), "emissions"),
-    (re.compile(r"\b[kmgtp]?wh\b|\b[gtp]j\b|\bjoules?\b|\bmegajoules?\b|\bgigajoules?\b", re.I), "energy"),
+    (re.compile(r"\b[kmgtp]?wh\b|\b[gtp]j\b|\bjoules?\b|\bmegajoules?\b|\bgigajoules?\b|"
+                r"\b(?:kilo|mega|giga|tera)?watt[- ]?hours?\b", re.I), "energy"),
     (re.compile(r"\bm\s?[³3]\b|\bcubic met|\bmegalit|\bml\b|\blit(er|re)s?\b|\bgallons?\b", re.I), "water"),
     (re.compile(r"per (common |ordinary |diluted |basic )?share|/share|\beps\b", re.I), "per_share"),
     (re.compile(r"[$€£¥]|\b(usd|eur|gbp|chf|jpy|sek|dkk|nok|pln|huf|czk|dollars?|euros?|pounds?)\b|\bteur\b|\bmeur\b|"
@@ -44,8 +50,10 @@ def class_of_unit(unit: str | None) -> str | None:
 
 
 # a number that names rather than measures: "Scope 1", "Category 3", "Note 12", "page 4"
-_LABEL_NUMBER = re.compile(r"\b(scope|category|categories|tier|level|phase|stage|section|table|figure|fig\.|note|item|"
-                           r"page|p\.|chapter|article|sdg|goal|principle)\s*$", re.I)
+# a number that names: "Scope 3", "Note 12" — and each number of a list of them: "Scope 1, 2 and 3", "categories 1-15"
+_LABEL_NUMBER = re.compile(r"\b(scopes?|category|categories|tiers?|levels?|phases?|stages?|sections?|tables?|figures?|"
+                           r"fig\.|notes?|items?|pages?|p\.|pp\.|chapters?|articles?|sdgs?|goals?|principles?)"
+                           r"\s*(?:\d{1,2}(?:\.\d{1,2})?\s*(?:,|and|&|\+|/|or|to|-|–)\s*)*$", re.I)
 _NUM = re.compile(r"(?<![\w.])[-+–]?[$€£]?\s?\(?\d(?:[\d,.']*\d)?\)?")
 
 
@@ -159,7 +167,7 @@ def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = N
     """The class of quantity asked: a unit the question names ('in MWh', 'in EUR'), a share asked ('what
     percentage'), else the prototype meaning nearest to the measure (when its vectors are given), else None."""
     named = class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
-    if named in ("emissions", "energy", "water", "per_share", "currency"):
+    if named in ("emissions", "energy", "water", "per_share", "currency", "intensity"):
         return named
     if re.search(r"\b(what|which) (percent|percentage|share|proportion)\b|\bin (percent|%)|\bpercentage of\b|"
                  r"\bas a (percent|percentage)\b|\b(margin|rate)\b", question, re.I):

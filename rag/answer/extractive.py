@@ -19,7 +19,7 @@ how much many does did do has have had this that these those it its their there 
 about between during any all each was were will would can could should may might give answer question using use
 based primarily information shown provided details relying response please state explain why if not company like
 fy fiscal year years usd millions billions million billion total amount""".split())
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'•▪●◦‣–-])|\s+(?=[•▪●◦‣]\s)")  # a bullet starts a sentence
 
 
 def _terms(text: str, stop: set[str] = _STOP) -> list[str]:
@@ -35,6 +35,10 @@ def _terms(text: str, stop: set[str] = _STOP) -> list[str]:
 def _stem(w: str) -> str:
     for suf in ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "es", "ed", "s"):
         if w.endswith(suf) and len(w) - len(suf) >= 4:
+            if suf == "es" and not re.search(r"(?:s|x|z|ch|sh)es$", w):
+                return w[:-1]  # "employees" is "employee" (as its singular stems), "processes" is "process"
+            if suf == "s" and w.endswith(("ss", "us", "is")):
+                return w  # "process", "status", "analysis" are not plurals
             return w[: -len(suf)] + ("y" if suf == "ies" else "")
     return w
 
@@ -71,12 +75,27 @@ def _is_period_header(s: str, cells: list[str]) -> bool:
     return periods >= max(1, len(filled) - 1) and not re.search(r"\d,\d{3}|\$", s)
 
 
+def _continued(lines: list[str]) -> list[str]:
+    """Prose lines with a sentence broken across them joined again ("… pretraining cor-" + "pus contains 16.4B
+    tokens" at a column break): a line that starts in lower case continues one that ends without a full stop.
+    Table rows are never joined."""
+    out: list[str] = []
+    for line in lines:
+        prev = out[-1].rstrip() if out else ""
+        if prev and line[:1].islower() and " | " not in line and " | " not in prev and \
+                not re.search(r"[.!?:;]$", prev):
+            out[-1] = prev[:-1] + line if re.search(r"[a-z]-$", prev) else f"{prev} {line}"
+        else:
+            out.append(line)
+    return out
+
+
 def units_of(chunk: Candidate, cfg: AnswerSettings | None = None) -> list[Unit]:
     """Sentences and table rows of a chunk; a table row keeps the table's header row for its periods."""
     cfg = cfg or AnswerSettings()
     out: list[Unit] = []
     header = None
-    for line in chunk.content.splitlines():
+    for line in _continued(chunk.content.splitlines()):
         s = line.strip()
         if not s:
             continue

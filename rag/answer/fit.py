@@ -75,6 +75,24 @@ class Typed:
         return self.label
 
 
+def column_group(header: str | None) -> str:
+    """A column header without its period: "Germany 2023" → "Germany", "FINE" → "FINE", "2023" → ""."""
+    h = re.sub(r"\b(?:fy|fiscal(?: year)?)?\s?'?(?:19|20)\d{2}(?:\s*/\s*\d{2,4})?\b|\b(?:q[1-4]|h[12]|9m)\b|"
+               r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,2})?,?|"
+               r"\b(?:as of|as at|at|year|years|ended|ending|months?|three|six|nine|twelve|restated|adjusted)\b",
+               " ", header or "", flags=re.I)
+    h = re.sub(r"\s+", " ", h).strip(" ,|/-–()*:.")
+    if class_of_unit(h) and len(h.split()) <= 3:
+        return ""  # a unit ("in %", "EUR m") says how, not what
+    return h if re.search(r"[A-Za-z]{2,}", h) else ""
+
+
+# the classes whose unit a sentence always prints beside the number (a count or a headcount may stand alone)
+_PRINTED = ("currency", "energy", "emissions", "water", "mass", "per_share")
+
+# a row whose own label names a rate or a share measures a percentage, whatever its table counts
+_RATE_ROW = re.compile(r"\b(rate|ratio|share|proportion|percentage|quota)\b", re.I)
+
 _VEC_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
 _VEC_LOCK = threading.Lock()
 
@@ -102,11 +120,20 @@ def _vectors(embedder, texts: list[str]) -> np.ndarray:
     return np.stack([out[t] for t in texts])
 
 
-_PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end of|at year[- ]end)?\s*(?:the\s+)?"
+_PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end of|at year[- ]end|at)?\s*(?:the\s+)?"
+                     r"(?:(?:year[- ])?end[- ](?:of[- ])?)?"
                      r"(?:(?:fiscal|financial|calendar|reporting)\s+)?(?:year\s+)?(?:fy\s?'?)?(?:19|20)\d{2}"
                      r"(?:\s*/\s*(?:19|20)?\d{2})?\b|\bq[1-4]\b|\b(?:first|second|third|fourth) quarter\b|"
                      r"\b(?:fiscal|financial) year\b", re.I)
 
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# a date: "January 30, 2021", "31 Dec 2023", "12/31/2023", with what introduces it ("ended", "as of", "at")
+_DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
+                   rf"\b\d{{1,2}}\.?\s+{_MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)
+# the words that ask (how much, by what percentage) and the auxiliaries of a question: not what is measured
+_AUXILIARY = re.compile(r"\b(?:by\s+)?(?:how\s+(?:much|many)|what\s+(?:percentage|percent|share|proportion))\b|"
+                        r"\b(?:did|does|do)\b", re.I)
 
 # a sentence that tells how to answer, not what is asked: it starts with an instruction verb
 _INSTRUCTION = re.compile(r"^\s*(?:please\s+)?(?:answer|base|round|give|provide|use|assume|respond|express|report|state|"
@@ -122,8 +149,11 @@ def measure_text(question: str, company_words: list[str]) -> str:
     q = strip_instructions(" ".join(kept))
     for w in sorted({w for w in company_words if w}, key=len, reverse=True):
         q = re.sub(rf"\b{re.escape(w)}(?:['’]s)?\b", " ", q, flags=re.I)
+    q = _DATE.sub(" ", q)
     q = _PERIOD.sub(" ", q)
+    q = re.sub(r"\(\s*(?:ended|ending|as of|as at|at)?\s*[,;]?\s*\)", " ", q, flags=re.I)  # "(ended January 30, )"
     q = _QUESTION_WORDS.sub("", q)
+    q = _AUXILIARY.sub(" ", q)
     q = re.sub(r"^\s*(?:was|were|is|are|did|does|do|has|have) there (?:any |a )?", "", q, flags=re.I)
     for _ in range(3):  # prepositions left dangling by the periods taken out: "between of and", "at for"
         q = re.sub(r"\b(?:between|of|and|in|for|from|to|at|by|during|as)\s+(?=(?:between|of|and|in|for|from|to|at|by|"
@@ -196,6 +226,8 @@ class Judge:
         # only a unit the question names makes another unit a mismatch; one inferred from the measure's meaning
         # (dividends: an amount or per share?) makes it "inferred"
         self.class_named = named_class(question) is not None
+        # a unit the question prints ("in EUR", "in MWh"), not a class inferred from a word ("rate", "how many")
+        self.unit_named = class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -203,15 +235,22 @@ class Judge:
         by_row: dict[tuple, list[Fact]] = {}
         for f in facts:
             if f.chunk_id in chunks and not f.is_change:
-                by_row.setdefault((f.chunk_id, f.label_path, f.table_title, f.row_text), []).append(f)
+                # a row's cells under one column group: the periods of one measure; a table whose columns are not
+                # periods (COARSE | FINE, Germany | abroad) holds one measure per column, each its own candidate
+                key = (f.chunk_id, f.label_path, f.table_title, f.row_text, column_group(f.col_header))
+                by_row.setdefault(key, []).append(f)
         out = []
-        for (cid, path, title, _), cells in by_row.items():
+        for (cid, path, title, _, group), cells in by_row.items():
             cell = self._cell(cells)
             if cell is None:
                 continue
+            if group and group.lower() not in path.lower():
+                path = f"{path} › {group}"
             cls = "percent" if cell.unit == "%" else class_of_unit(cell.unit) or class_of_unit(title)
-            if cls in (None, "mass") and class_of_unit(f"{title} {path}") == "emissions":
-                cls = "emissions"  # "t" in a table of "t CO2e"
+            if cls in (None, "mass") and class_of_unit(f"{title} {path}") in ("emissions", "intensity"):
+                cls = class_of_unit(f"{title} {path}")  # "t" in a table of "t CO2e"; a row of an intensity
+            elif cls in (None, "headcount", "count") and _RATE_ROW.search(path.rsplit("›", 1)[-1]):
+                cls = "percent"  # "Turnover rate" in a table of "Staff": the row measures a rate, not people
             label = f"{path} ({title})" if title and title.lower() not in path.lower() else path
             out.append(Typed("row", label, chunks[cid], numbers(cell.raw)[0] if numbers(cell.raw) else None, cls,
                              {cell.fiscal_year} if cell.fiscal_year else set(), fact=cell))
@@ -304,8 +343,10 @@ class Judge:
             own = {d.fiscal_year} if d is not None and d.fiscal_year else set()
             period = "match" if own & set(self.years) else ("mismatch" if own else "inferred")
         unit = compatible(self.asked_class, c.unit_class)
-        if unit == "mismatch" and not self.class_named:
-            unit = "inferred"
+        if c.kind == "sentence" and c.unit_class is None and self.unit_named in _PRINTED:
+            unit = "mismatch"  # "in EUR" asked: a sentence's bare number ("among the top 100") is not an amount
+        if unit == "mismatch" and not self.class_named and "intensity" not in (self.asked_class, c.unit_class):
+            unit = "inferred"  # a class guessed from the measure's meaning; but a ratio is never its total
         return {"entity": entity, "period": period, "unit": unit,
                 "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
 

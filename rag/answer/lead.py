@@ -507,12 +507,22 @@ def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact],
         pv = abs(prior.value) if _OUTFLOW.match(prior.label) and prior.value < 0 else prior.value
         g = growth(shown, pv)
         plausible = pv and shown and (pv > 0) == (shown > 0) and 0.1 <= abs(shown / pv) <= 10
-        if g is not None and plausible and (f.unit or "") != "%":
-            direction = "up" if g > 0 else "down" if g < 0 else "unchanged"
-            text += f", {direction} {abs(g):.1f}% from {money(prior, pv)} {period_words(prior)}" if direction != \
+        diff = shown - pv
+        direction = "up" if diff > 0 else "down" if diff < 0 else "unchanged"
+        if (f.unit or "") == "%" and ask.change and direction != "unchanged":
+            # a rate's change is a difference in percentage points (a relative change of a rate misleads)
+            by = f"{abs(diff):.2f}".rstrip("0").rstrip(".")
+            text += f", {direction} {by} percentage points from {money(prior, pv)} {period_words(prior)}"
+            if computed is not None:
+                computed.append(f"{by} percentage points")
+        elif g is not None and plausible and (f.unit or "") != "%":
+            by = f"{abs(g):.1f}%"
+            if ask.change and ask.unit and direction != "unchanged":  # "what's the change in GWh": the difference
+                by = f"{money(f, abs(diff))} ({abs(g):.1f}%)"
+            text += f", {direction} {by} from {money(prior, pv)} {period_words(prior)}" if direction != \
                 "unchanged" else f", unchanged from {period_words(prior)}"
             if computed is not None and direction != "unchanged":
-                computed.append(f"{abs(g):.1f}%")  # by code, from the two cells: not printed in the passage
+                computed.append(by)  # by code, from the two cells: not printed in the passage
     scope = _scope(f)
     return f"{text[0].upper()}{text[1:]} [{marker}].{(' ' + scope) if scope else ''}"
 

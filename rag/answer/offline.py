@@ -80,6 +80,12 @@ class _Markers:
         return self.of[chunk_id]
 
 
+def _refused(t0: float, r: Retrieval, message: str, **kw) -> Answer:
+    a = insufficient(r, message, **kw)
+    a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
+    return a
+
+
 def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentMeta], issuers=None) -> Answer:
     t0 = time.perf_counter()
     it = r.intent
@@ -87,9 +93,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     by_id = {d.document_id: d for d in docs}
     refusal = _before(store, r, ask, docs, issuers)
     if refusal:
-        a = insufficient(r, refusal, nearest=not refusal.startswith("no document in the library"))
-        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
-        return a
+        return _refused(t0, r, refusal, nearest=not refusal.startswith("no document in the library"))
     top = max((c.final for c in r.chunks), default=1.0) or 1.0
     retrieved = {c.chunk_id: max(c.final, 0.0) / top for c in r.chunks}
     chunks = {c.chunk_id: c for c in r.chunks}
@@ -98,20 +102,16 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
     papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
     if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
-        a = insufficient(r, _missing_breakdown(None, scored_units, it, ask, docs) or missing_note or
-                         answerable.not_reported(ask, it.question, _who(ask, docs)))
-        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
-        return a
-    missing_part = _missing_breakdown(lead, scored_units, it, ask, docs)
-    if missing_part:
-        a = insufficient(r, missing_part)
-        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
-        return a
+        return _refused(t0, r, _missing_breakdown(None, scored_units, it, ask, docs) or missing_note or
+                        answerable.not_reported(ask, it.question, _who(ask, docs)))
     judged = _judged(r, ask, by_id, lead, papers)
+    # the part asked ("in Romania") is judged on the figure that would lead: the judge's, else the rules'
+    missing_part = _missing_breakdown(judged.lead if judged.lead is not None else lead, scored_units, it, ask, docs,
+                                      judged.sentence)
+    if missing_part:
+        return _refused(t0, r, missing_part)
     if judged.refusal:
-        a = insufficient(r, judged.refusal)
-        a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
-        return a
+        return _refused(t0, r, judged.refusal)
     lead = judged.lead if judged.lead is not None else lead
     if lead is not None and judged.fit is not None:
         lead.fit = judged.fit
@@ -167,7 +167,7 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
     if lead is not None and lead.kind != "sentence":
         if lead.kind != "fact" or not lead.facts or kind not in ("quantity", "count", "share"):
             return Judged()
-        return _against_rules(judge, r, lead, docs)
+        return _against_rules(judge, r, lead, docs, ask)
     if kind in ("quantity", "count", "share", "open", "yes/no") and len(ask.companies) > 1 and lead is None:
         both = _per_entity(r, ask, docs, words)  # a comparison: each company's own figure, then the difference
         if both is not None:
@@ -228,7 +228,7 @@ def _per_entity(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], words: li
     return Judged(lead=lead, fit=lead.fit)
 
 
-def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta]) -> Judged:
+def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta], ask: Ask) -> Judged:
     """A table fact the statement-line rules chose, judged like every other candidate, for its confidence. It is not
     replaced: overriding the rules with the best-fitting candidate was measured (README) and made statement lines
     worse on every filings set, the held-back one included."""
@@ -240,6 +240,20 @@ def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, Docum
     mine = judge.typed_fact(f, chunk)
     if judge.named and mine.checks.get("entity") == "mismatch":  # "Microsoft's R&D": the row is another company's
         return Judged(refusal=_not_about(judge.named), fit=mine.fit)
+    if ask.change or ask.metric is not None:  # a change or a metric computed from the row: the row's own value is
+        return Judged(fit=mine.fit)            # not in the unit asked (a growth's percentage, a margin's inputs)
+    where = lambda t: f"{t.label} {t.fact.col_header if t.fact else ''}".lower()
+    # a part asked ("in Romania") that the rules' row does not name, when another row does
+    part = bool(ask.parts) and not any(p.lower() in where(mine) for p in ask.parts)
+    if any(mine.checks.get(k) == "mismatch" for k in ("unit", "qualifier")) or mine.fit < judge.cfg.answer_floor \
+            or part:
+        # the rules' row measures something else than asked (an intensity for a total, Scope 2 for Scope 3, "work
+        # in progress" for "women worked"): the best candidate that passes every check leads instead, else the
+        # rules' row stays as before
+        best = next((c for c in judge.best_value(r.facts, r.chunks) if judge.answers(c) and not (
+            part and not any(p.lower() in where(c) for p in ask.parts))), None)
+        if best is not None and best.fact is not None and (best.fit > mine.fit or part):
+            return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
     return Judged(fit=mine.fit)
 
 
@@ -509,7 +523,7 @@ def _figure_unit(u: extractive.Unit, ask: Ask, settings: Settings) -> bool:
 
 
 def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask: Ask,
-                       docs: list[DocumentMeta]) -> str | None:
+                       docs: list[DocumentMeta], said: Typed | None = None) -> str | None:
     """A place or named part the figure is asked for ('net sales in Germany') that the answer's figure does not
     cover, and no passage gives: the documents report the figure, not that breakdown."""
     company_words = {answerable.norm(w) for d in docs if d.company_key in ask.companies
@@ -525,6 +539,8 @@ def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask:
         # service" is about Dresden, not its energy use)
         text = " ".join(f"{f.label_path} {f.col_header} {f.table_title} {f.row_text}" for f in lead.facts
                         if not measure or set(lead_terms(f"{f.label_path} {f.table_title}")) & measure)
+    elif said is not None and _figure_in(said.label):
+        text = said.label  # the sentence that would lead, when it states a figure
     else:
         text = ""  # a passage must give the part's figure (below)
     lacking = [p for p in parts if not answerable.covers(text, p)]

@@ -432,6 +432,8 @@ class _Table:
     currency: str | None = None
     row_unit: str = ""  # the row's own unit cell
     parent_before: str = ""  # the parent before the last label-only line (restored when that line was a wrapped label)
+    wrapped: str = ""  # the label-only line just read as the first line of a lower-case row's label
+    group_from_siblings: str = ""  # the parent to restore when the lower-case rows under that line end
 
 
 def _short_plain(text: str) -> bool:
@@ -654,8 +656,11 @@ def _row(text: str, t: _Table, recent: list[str]) -> tuple[str, list[Cell | None
         # a label wrapped onto a second line: "Share of electric-powered vehicles sold" / "(ITS segment) | 91.1 %"
         if t.parent == t.pending_label.rstrip(":"):
             t.parent = t.parent_before
+        t.wrapped = t.pending_label.rstrip(":")
         label = (t.pending_label[:-1] + label) if re.search(r"[a-z]-$", t.pending_label) else \
             f"{t.pending_label} {label}"
+    else:
+        _siblings(t, label, first is None)
     if not label or not re.search(r"[A-Za-z]", label):
         return None
     parsed = [read_cell(v) if v and v not in _DASH and v.lower() not in ("n/a", "na", "n.a.", "nm", "—") else None
@@ -667,6 +672,20 @@ def _row(text: str, t: _Table, recent: list[str]) -> tuple[str, list[Cell | None
     if not any(parsed):
         return None
     return label, parsed
+
+
+def _siblings(t: _Table, label: str, labelled: bool) -> None:
+    """A second lower-case row under a label-only line ("Scope 2, indirect" / "market based | …" / "location based |
+    …"): that line was not the first line of a wrapped label but the group of both rows; it stays their parent until
+    a row in another style ends the group."""
+    lower = labelled and bool(label) and label[0].islower()
+    if lower and t.wrapped and not t.pending_label:
+        t.group_from_siblings, t.parent = t.parent or " ", t.wrapped
+        t.wrapped = ""
+    elif not lower:
+        if t.group_from_siblings:
+            t.parent = t.group_from_siblings.strip()
+        t.wrapped = t.group_from_siblings = ""
 
 
 _INLINE_VALUE = re.compile(rf"(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?\)?|(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d+(?:\.\d+)?\)?")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from rag.domain import _SUFFIX
-from rag.issuers import NOT_TICKERS
+from rag.issuers import NOT_TICKERS, names_issuer
 
 _EXCHANGE = (r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE(?:\s+American|\s+Arca)?|Nasdaq|NASDAQ|"
              r"Chicago\s+Stock\s+Exchange)")
@@ -89,7 +89,9 @@ def parent_of(company: str | None, text: str) -> str | None:
 def issuer_names(company: str | None, registrant: str | None, cover: str, text: str) -> list[str]:
     """Every name of the issuer found: legal names first, then short names, then trading symbols."""
     names = [n for n in (company, registrant) if n]
-    names += self_names(text) + used_short_names(company, text) + trading_symbols(cover)
+    legal = list(names)
+    names += [n for n in self_names(text) if names_issuer(n, legal)] + used_short_names(company, text) + \
+        trading_symbols(cover)
     seen: set[str] = set()
     out = []
     for n in names:

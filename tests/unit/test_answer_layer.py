@@ -158,3 +158,17 @@ def test_an_abbreviation_and_a_ticker_the_passages_never_write_do_not_sink_the_a
     c = cand(1, content="(Millions) | 2022 | 2021\nDepreciation and amortization | 1,831 | 1,915\nOther income | 5 | 4")
     md, _, chosen = compose(understand("What was AWC's D&A in FY22?", known), [c], CFG)
     assert "Depreciation and amortization" in md and chosen[0].score > CFG.floor
+
+
+def test_a_plural_stems_as_its_singular():
+    from rag.answer.extractive import _stem
+    assert _stem("employees") == _stem("employee") and _stem("revenues") == _stem("revenue")
+    assert _stem("processes") == _stem("process") and _stem("businesses") == _stem("business")
+
+
+def test_a_sentence_broken_across_lines_is_one_sentence():
+    from rag.answer.extractive import _continued
+    assert _continued(["• Size: The resulting pretraining cor-", "pus contains 16.4B tokens, five times larger.",
+                       "Net sales | 1,200 | 1,100", "rest of a row | 5"]) == [
+        "• Size: The resulting pretraining corpus contains 16.4B tokens, five times larger.",
+        "Net sales | 1,200 | 1,100", "rest of a row | 5"]

@@ -244,3 +244,18 @@ def test_a_group_label_above_a_row_is_not_a_header_of_measures():
     """)
     assert _one(facts, "Research and development", "FY2018").label_path == \
         "Operating expenses › Research and development"
+
+
+def test_a_line_above_two_lower_case_rows_is_their_group_not_a_wrapped_label():
+    facts = _facts("""
+EMISSIONS DETAILS
+CO2e IN TONS | 2023 | 2022
+Scope 1, direct | 4,040.9 | 4,180.2
+Scope 2, indirect
+market based | 9,610.2 | 9,462.5
+location based | 11,979.6 | 11,646.9
+Scope 3, indirect | 102,828.4 | 89,246.1
+""", DocContext(2023, "FY", "sustainability report"))
+    assert _one(facts, "location based", "FY2023").label_path == "Scope 2, indirect › location based"
+    assert "Scope 2" in _one(facts, "market based", "FY2023").label_path
+    assert _one(facts, "Scope 3", "FY2023").label_path == "Scope 3, indirect"  # the group ends with its rows

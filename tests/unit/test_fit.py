@@ -112,3 +112,38 @@ def test_a_value_in_running_text_is_a_candidate_with_its_unit_and_year(judge_of)
     j = judge_of("How many employees did the company have in 2023?", years=[2023])
     best = j.best_value([], chunks)[0]
     assert "4,210 people" in best.label and best.unit_class == "headcount" and j.answers(best)
+
+
+def test_a_ratio_of_two_quantities_is_its_own_type_and_never_a_total():
+    from rag.quantities import compatible
+    assert class_of_unit("t CO2e per € million of revenue") == "intensity" == class_of_unit("Emission intensity")
+    assert class_of_unit("kWh / employee") == "intensity" and class_of_unit("MWh per year") == "energy"
+    assert class_of_unit("EUR per share") == "per_share" and class_of_unit("megawatt hours") == "energy"
+    assert compatible("emissions", "intensity") == "mismatch"
+
+
+def test_numbers_that_name_are_not_quantities_even_in_a_list():
+    from rag.quantities import quantities_in
+    assert quantities_in("We share Scope 1, 2 and 3 GHG emissions data with customers") == []
+    assert quantities_in("Categories 1-15 total 5,000 t CO2e") == [("5,000", "emissions")]
+
+
+def test_the_measure_leaves_out_dates_and_the_words_that_ask():
+    assert measure_text("How much energy did Acme's production sites use in 2023? Give MWh.", ["Acme"]) \
+        == "energy production sites use"
+    assert measure_text("Number of female employees at Acme at 31 Dec 2023?", ["Acme"]) == "Number of female employees"
+    assert measure_text("By what percentage did Acme's revenue grow in fiscal 2021 (ended January 30, 2021)?",
+                        ["Acme"]) == "revenue grow"
+
+
+def test_a_table_whose_columns_are_not_periods_gives_one_candidate_per_column(embedder):
+    from rag.answer.fit import column_group
+    assert column_group("FINE") == "FINE" and column_group("Germany 2023") == "Germany"
+    assert column_group("Year Ended December 31, 2023") == "" and column_group("in %") == ""
+    cells = [Fact(fact_id=i, document_id=1, chunk_id=1, page=1, label="PubMed", label_path="PubMed", col_header=h,
+                  period=None, fiscal_year=None, fiscal_period=None, is_change=False, value=v, raw=str(v), unit=None,
+                  scale=1.0, table_title="Inter-annotator standard deviation", row_text="PubMed | 11.8 | 7.3")
+             for i, (h, v) in enumerate([("COARSE", 11.8), ("FINE", 7.3)], 1)]
+    judge = Judge(embedder, "inter-annotator std dev of FINE annotations on PubMed?", [], [], [], DOCS)
+    best = judge.best_value(cells, [_chunk(1, "PubMed | 11.8 | 7.3", year=2023)])[0]
+    assert best.fact is not None and best.fact.col_header == "FINE"

@@ -103,3 +103,11 @@ def test_an_abbreviation_the_passages_spell_out_is_there():
     assert not spelled_out_in("AGM", "the annual meeting of stockholders")
     assert not spelled_out_in("TGT", "sales to grow through the year")  # a short acronym spelled by chance
     assert spelled_out_in("TGT", "Total Gross Turnover rose")
+
+
+def test_a_name_of_the_issuer_shares_its_words_initials_or_clipping_and_a_heading_word_is_none():
+    from rag.issuers import names_issuer
+    assert names_issuer("ATOSS", ["ATOSS Software AG"]) and names_issuer("IBM", ["International Business Machines"])
+    assert names_issuer("P&G", ["The Procter & Gamble Company"]) and names_issuer("Amex", ["American Express Company"])
+    assert names_issuer("ExxonMobil", ["Exxon Mobil Corporation"]) and names_issuer("BBY", ["Best Buy Co., Inc."])
+    assert not names_issuer("Employees", ["Merck KGaA"]) and not names_issuer("Wiener Börse AG", ["SBO AG"])

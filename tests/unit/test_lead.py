@@ -193,3 +193,19 @@ def test_the_named_parts_a_question_asks_for():
     assert parts("What Was AMCOR's Adjusted Non GAAP EBITDA for FY 2023") == []
     assert parts("What is the FY2018 capital expenditure amount (in USD millions) for 3M?") == []
     assert parts("What were KION's Scope 1 emissions in the EMEA region in 2023?") == []
+
+
+def test_a_change_asked_is_said_in_percentage_points_for_a_rate_and_in_the_unit_asked_for_an_amount():
+    rate = _ask("By how many percentage points did Boeing's turnover rate change from 2021 to 2022?")
+    now, before = (_fact(1, "Turnover rate", 5.9, 2022, unit="%", scale=1, raw="5.9"),
+                   _fact(2, "Turnover rate", 8.1, 2021, unit="%", scale=1, raw="8.1"))
+    computed: list[str] = []
+    assert "down 2.2 percentage points from 8.1% in FY2021" in fact_sentence(now, BOEING, 1, [before], rate, computed)
+    assert computed == ["2.2 percentage points"]
+    energy = _ask("What's the change in Boeing's energy use from 2021 to 2022, in GWh?")
+    now, before = (_fact(1, "Energy use", 2337, 2022, unit="GWh", scale=1), _fact(2, "Energy use", 2432, 2021,
+                                                                                    unit="GWh", scale=1))
+    assert "down 95 GWh (3.9%) from 2,432 GWh in FY2021" in fact_sentence(now, BOEING, 1, [before], energy, [])
+    level = _ask("What was Boeing's turnover rate in 2022?")  # no change asked: the level alone, as before
+    assert "percentage points" not in fact_sentence(_fact(1, "Turnover rate", 5.9, 2022, unit="%", scale=1), BOEING,
+                                                    1, [before], level, [])
