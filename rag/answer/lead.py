@@ -14,8 +14,9 @@ from rag.answer.extractive import _terms as _all_terms
 from rag.answer.labels import short_company
 from rag.answer.parts import breakdown_terms, part_forms
 from rag.issuers import norm
-from rag.answer.metrics import (Computation, Metric, compute, format_metric, growth, label_rank, line_items,
-                                metric_of, norm_label)
+from rag.answer.metrics import (Computation, Metric, compute, defined_metric, format_metric, growth, label_rank,
+                                item_metric, line_items, metric_of, norm_label,
+                                without_definition)
 from rag.domain import periods_in
 from rag.records import Candidate, DocumentMeta, Fact
 from rag.statements import statement_of_title
@@ -256,7 +257,8 @@ class Ask:
         parts = breakdown_terms(q, {norm(w) for n in intent.company_names + intent.companies + intent.company_terms
                                     for w in n.split()})
         parts = [f for p in parts for f in part_forms(p)]
-        return cls(own, expansion, years, quarter, list(intent.companies), metric_of(q), bool(_CHANGE_Q.search(q)),
+        return cls(own, expansion, years, quarter, list(intent.companies), defined_metric(q) or metric_of(q) or item_metric(q),
+                   bool(_CHANGE_Q.search(without_definition(q))),
                    statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
                    span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts, dated=dated)
 
@@ -658,6 +660,8 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             cache[item] = store.match_facts(words, document_ids=doc_ids, fiscal_years=wanted, match_count=2000)
         best = None
         docs_used = {f.document_id for f in chosen if f.fiscal_year == year}
+        # a computation's inputs are one issuer's: once one is read, the others come from that issuer's filings
+        issuers_used = {docs[f.document_id].company_key for f in chosen if f.document_id in docs}
         pages_used = {f.page for f in chosen if f.fiscal_year == year}
         for f in cache[item]:
             if f.is_change or (year is not None and f.fiscal_year != year) or f.fiscal_year is None:
@@ -671,6 +675,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
                    # a balance is read from the balance sheet, not from the cash-flow statement's change in it
                    1 if item in _BALANCES and _STATEMENT_WORDS["cash flows"].search(f.table_title) else 0,
+                   0 if not issuers_used or (d is not None and d.company_key in issuers_used) else 1,
                    0 if not docs_used or f.document_id in docs_used else 1,
                    0 if _statement(f) else 1,
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,

@@ -36,6 +36,7 @@ class Metric:
     several: bool = False  # analysts compute it more than one way
     alternative: str = ""  # the other common formula, if any
     alternative_convention: str = ""
+    defined: bool = False  # the question itself defines it ("… is defined as: revenue / average PP&E")
 
     def other(self) -> Metric | None:
         """The metric on its other common convention (its figure is given beside the first)."""
@@ -46,11 +47,16 @@ class Metric:
     @property
     def inputs(self) -> list[str]:
         return sorted({n.id for n in ast.walk(ast.parse(self.formula, mode="eval"))
-                       if isinstance(n, ast.Name) and n.id != "avg"})
+                       if isinstance(n, ast.Name) and n.id not in ("avg", "delta")})
 
     @property
     def averaged(self) -> set[str]:
         return set(re.findall(r"avg\((\w+)\)", self.formula))
+
+    @property
+    def changed(self) -> set[str]:
+        """The inputs taken as their change from the previous year: delta(x) = x − x the year before."""
+        return set(re.findall(r"delta\((\w+)\)", self.formula))
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -81,6 +87,96 @@ def metric_of(question: str) -> Metric | None:
         if m.pattern.search(question):
             return m
     return None
+
+
+# a metric the question defines: "X is defined as: A / (average B between FY2018 and FY2019)", "Define X as A less B"
+_DEFINED = re.compile(r"(?:\b(?:is|are)\s+defined\s+as|\bdefine\s+(?P<name>[^.?:]{2,60}?)\s+as)\s*:?\s*(?P<expr>[^?]+?)"
+                      r"(?=\.\s|[.?]?\s*$|\?)", re.I)
+_OPERATORS = [(r"\bdivided by\b|\bover\b|÷", " / "), (r"\bmultiplied by\b|\btimes\b|×", " * "),
+              (r"\bplus\b|\badded to\b", " + "), (r"\bminus\b|\bless\b|\bsubtract(?:ed|ing)?\b", " - ")]
+# accounting abbreviations → line items (a closed vocabulary, the same in every filing)
+_ABBREVIATIONS = {"cogs": "cost_of_sales", "pp&e": "ppe", "ppne": "ppe", "ppe": "ppe", "d&a": "depreciation_amortization",
+                  "capex": "capex", "ebit": "operating_income", "cfo": "operating_cash_flow", "a/p": "accounts_payable",
+                  "a/r": "receivables"}
+_OPERAND_NOISE = re.compile(r"\b(?:fy\s?'?\d{2,4}|(?:19|20)\d{2}|between|and|the|of|from|in|for|at|year[- ]end|"
+                            r"year|ending|end|unadjusted|reported|gaap|statement|statements|cash flows?|income|balance "
+                            r"sheet|as|shown|on|its|company'?s?)\b", re.I)
+
+
+# a line item asked by an abbreviation no row prints ("COGS"): read through the item's labels (line_items.tsv)
+_ITEM_ASKED = {"cogs": ("cost_of_sales", "cost of goods sold (COGS)")}
+
+
+def item_metric(question: str) -> Metric | None:
+    """The line item a question asks for by an abbreviation that no filing prints as a row label."""
+    for abbr, (item, name) in _ITEM_ASKED.items():
+        if re.search(rf"\b{abbr}\b", question, re.I) and not _DEFINED.search(question):
+            return Metric(name, re.compile(rf"\b{abbr}\b", re.I), item, "USD", f"the {name} line of the income statement")
+    return None
+
+
+def without_definition(question: str) -> str:
+    """The question without the definition it gives ("… change in inventory" there asks no change)."""
+    return _DEFINED.sub(" ", question)
+
+
+def defined_metric(question: str) -> Metric | None:
+    """The metric as the question defines it, when every operand of its definition is a line item (line_items.tsv)
+    and it is the whole of what is asked (a definition of one input, "Define EBITDA as …", for a margin asked is not)."""
+    m = _DEFINED.search(question)
+    if not m:
+        return None
+    expr = m.group("expr")
+    for rx, op in _OPERATORS:
+        expr = re.sub(rx, op, expr, flags=re.I)
+    parts = re.split(r"(\(|\)|\s[-+*/]\s|\s/|/\s|\*)", f" {expr} ")
+    formula = []
+    for part in parts:
+        p = part.strip()
+        if not p:
+            continue
+        if p in "()+-*/":
+            formula.append(p)
+            continue
+        term = _operand(p)
+        if term is None:
+            return None
+        formula.append(term)
+    text = " ".join(formula)
+    asked_share = re.search(r"%|percent|margin\b|ratio\b", question, re.I)
+    if "/" not in text and asked_share:
+        return None  # the definition of an input, not of the share asked
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    name = (m.group("name") or question[: m.start()].split("?")[-1].split(".")[-1]).strip(" ,:") or "the metric"
+    unit = "days" if "365" in text else "%" if re.search(r"%|percent|margin\b", question, re.I) and "/" in text \
+        else "x" if "/" in text else "USD"
+    return Metric(name[:60], re.compile(re.escape(name[:60]), re.I), text, unit,
+                  f"as the question defines it: {m.group('expr').strip()[:160]}", defined=True)
+
+
+def _operand(phrase: str) -> str | None:
+    """One operand of a definition: a number, a line item, avg(item) for an average, delta(item) for a change."""
+    p = phrase.strip(" ,;")
+    if re.fullmatch(r"\d+(?:\.\d+)?", p):
+        return p
+    wrap = "avg" if re.search(r"\baverage\b|\bmean\b", p, re.I) else "delta" if re.search(r"\bchange in\b", p, re.I) \
+        else ""
+    words = re.sub(r"\baverage\b|\bmean\b|\bchange in\b|\btotal\b", " ", p, flags=re.I)
+    words = re.sub(r"\s+", " ", _OPERAND_NOISE.sub(" ", words)).strip(" ,.()").lower()
+    item = _ABBREVIATIONS.get(words.replace(" ", "")) or _ABBREVIATIONS.get(words)
+    if item is None:
+        items = line_items()
+        for key, li in items.items():
+            names = {key.replace("_", " ")} | {re.sub(r"^total ", "", lab) for lab, _ in li.labels}
+            if words and words in names:
+                item = key
+                break
+    if item is None:
+        return None
+    return f"{wrap}({item})" if wrap else item
 
 
 def norm_label(label: str) -> str:
@@ -118,8 +214,8 @@ def evaluate(formula: str, values: dict[str, float]) -> float:
             return float(node.value)
         if isinstance(node, ast.Name):
             return values[node.id]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "avg":
-            return values[f"avg({node.args[0].id})"]  # type: ignore[attr-defined]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("avg", "delta"):
+            return values[f"{node.func.id}({node.args[0].id})"]  # type: ignore[attr-defined]
         raise ValueError(f"not allowed in a formula: {ast.dump(node)[:40]}")
 
     return ev(ast.parse(formula, mode="eval"))
@@ -175,6 +271,13 @@ def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation |
         v = abs(f.scaled) if item and item.outflow else f.scaled
         values[name] = v
         inputs[name] = Input(name, v, [f])
+        if name in metric.changed:
+            prev = resolve(name, year - 1) if year else None
+            if prev is None:
+                return None  # a change needs the year before
+            pv = abs(prev.scaled) if item and item.outflow else prev.scaled
+            values[f"delta({name})"] = v - pv
+            inputs[f"delta({name})"] = Input(name, v - pv, [f, prev], "change from the previous year")
         if name in metric.averaged:
             prev = resolve(name, year - 1) if year else None
             if prev is not None:

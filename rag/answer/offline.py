@@ -20,7 +20,7 @@ from rag.answer.lead import _BALANCES as BALANCES
 from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
                              fact_sentence, latest_year, money, resolver, same_row, scope_documents, strip_instructions,
                              own_recall, possessive, synonyms, trend_sentence, who)
-from rag.answer.metrics import Computation, compute
+from rag.answer.metrics import Computation, compute, without_definition
 from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.statements import statement_of_title
 from rag.answer.model import Answer, Evidence
@@ -450,7 +450,9 @@ def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta
     span = list(range(min(ask.years), max(ask.years) + 1)) if ask.years else None
     resolve = resolver(store, scope, docs, retrieved, ask.quarter, set(ask.terms), span)
     years = list(ask.years)
-    average = bool(_AVERAGE.search(ask.question)) and len(years) >= 2
+    average = bool(_AVERAGE.search(without_definition(ask.question))) and len(years) >= 2
+    if metric.defined and (metric.averaged or metric.changed) and years:
+        years, average = [max(years)], False  # "average PP&E between FY2018 and FY2019": the FY2019 figure
     if average or (len(years) == 2 and years[1] - years[0] > 1 and ask.change is False):
         years = list(range(min(years), max(years) + 1))
     if not years:

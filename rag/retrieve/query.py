@@ -50,6 +50,7 @@ FINANCE_TERMS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\bfree cash ?flow\b|\bfcf\b", re.I), "free cash flow net cash provided by operating activities "
      "capital expenditures"),
     (re.compile(r"\bd&a\b", re.I), "depreciation and amortization"),
+    (re.compile(r"\bcogs\b", re.I), "cost of sales cost of revenue cost of goods sold"),
     (re.compile(r"\beps\b", re.I), "earnings per share diluted"),
     (re.compile(r"\br&d\b", re.I), "research and development"),
     (re.compile(r"\b(work ?force|head ?count)\b", re.I), "employees"),

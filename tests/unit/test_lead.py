@@ -209,3 +209,24 @@ def test_a_change_asked_is_said_in_percentage_points_for_a_rate_and_in_the_unit_
     level = _ask("What was Boeing's turnover rate in 2022?")  # no change asked: the level alone, as before
     assert "percentage points" not in fact_sentence(_fact(1, "Turnover rate", 5.9, 2022, unit="%", scale=1), BOEING,
                                                     1, [before], level, [])
+
+
+def test_a_metric_the_question_defines_is_computed_from_its_definition():
+    from rag.answer.metrics import defined_metric, without_definition
+    dpo = defined_metric("What is Amazon's FY2017 DPO? DPO is defined as: 365 * (average accounts payable between "
+                         "FY2016 and FY2017) / (FY2017 COGS + change in inventory between FY2016 and FY2017).")
+    assert dpo is not None and dpo.defined and dpo.unit == "days"
+    assert dpo.formula == "365 * ( avg(accounts_payable) ) / ( cost_of_sales + delta(inventory) )"
+    assert dpo.averaged == {"accounts_payable"} and dpo.changed == {"inventory"}
+    ratio = defined_metric("What is Block's FY2016 working capital ratio? Define working capital ratio as total current "
+                           "assets divided by total current liabilities.")
+    assert ratio is not None and ratio.formula == "current_assets / current_liabilities" and ratio.unit == "x"
+    # a definition of an input ("Define EBITDA as …") for a margin asked is not the metric asked
+    assert defined_metric("What is Walmart's EBITDA % margin? Define unadjusted EBITDA as unadjusted operating income "
+                          "+ depreciation and amortization from the cash flow statement.") is None
+    assert defined_metric("Define synergy as the magic of teamwork.") is None  # operands that are no line item
+    assert "change" not in without_definition("What is DPO? DPO is defined as: COGS + change in inventory.")
+    values = {"current_assets": 19815.0, "current_liabilities": 13997.0}
+    nwc = defined_metric("What is Lockheed Martin's FY2021 net working capital? Define net working capital as total "
+                         "current assets less total current liabilities. Answer in USD millions.")
+    assert nwc is not None and evaluate(nwc.formula, values) == 5818.0
