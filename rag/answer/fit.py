@@ -87,6 +87,11 @@ def column_group(header: str | None) -> str:
     return h if re.search(r"[A-Za-z]{2,}", h) else ""
 
 
+# a question that asks a change or a comparison may be answered by a percentage
+_CHANGE_ASKED = re.compile(r"\b(?:chang\w*|grow\w*|grew|increas\w*|decreas\w*|declin\w*|rise|rose|fell|fall|drop\w*|"
+                           r"compar\w*|versus|vs\.?|yoy|year[- ]over[- ]year|up|down|higher|lower|improv\w*|"
+                           r"how (?:much|many) (?:more|less|fewer))\b", re.I)
+
 # the classes whose unit a sentence always prints beside the number (a count or a headcount may stand alone)
 _PRINTED = ("currency", "energy", "emissions", "water", "mass", "per_share")
 
@@ -343,10 +348,12 @@ class Judge:
             own = {d.fiscal_year} if d is not None and d.fiscal_year else set()
             period = "match" if own & set(self.years) else ("mismatch" if own else "inferred")
         unit = compatible(self.asked_class, c.unit_class)
-        if c.kind == "sentence" and c.unit_class is None and self.unit_named in _PRINTED:
-            unit = "mismatch"  # "in EUR" asked: a sentence's bare number ("among the top 100") is not an amount
         if unit == "mismatch" and not self.class_named and "intensity" not in (self.asked_class, c.unit_class):
             unit = "inferred"  # a class guessed from the measure's meaning; but a ratio is never its total
+        if c.unit_class == "percent" and self.asked_class != "percent" and not _CHANGE_ASKED.search(self.question):
+            unit = "mismatch"  # a percentage answers a share, a rate or a change asked, never an amount or a count
+        if c.kind == "sentence" and c.unit_class is None and self.unit_named in _PRINTED:
+            unit = "mismatch"  # "in EUR" asked: a sentence's bare number ("among the top 100") is not an amount
         return {"entity": entity, "period": period, "unit": unit,
                 "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
 
