@@ -669,7 +669,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             if (quarter is None and f.fiscal_period not in ("FY", None)) or (quarter and f.fiscal_period != quarter):
                 continue
             rank = label_rank(li, f.label, f.label_path)
-            if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")):
+            if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")) or not _item_unit_fits(item, f):
                 continue
             d = docs.get(f.document_id)
             key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
@@ -690,6 +690,19 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
         return best[1] if best else None
 
     return resolve
+
+
+# the unit class each kind of line item is measured in: a "Scope 1" row of an energy table is not an emission
+_ITEM_CLASS = {"scope_1": ("emissions", "mass"), "scope_2": ("emissions", "mass"), "employees": ("headcount", "count")}
+
+
+def _item_unit_fits(item: str, f: Fact) -> bool:
+    """The fact's unit (or its table's) is of the item's class, or unknown."""
+    from rag.quantities import class_of_unit
+
+    want = _ITEM_CLASS.get(item)
+    got = class_of_unit(f.unit) or class_of_unit(f.table_title)
+    return want is None or got is None or got in want
 
 
 def _statement(f: Fact) -> bool:
@@ -742,6 +755,10 @@ def trend_sentence(series: list[Computation], d: DocumentMeta | None, markers: d
     diff = last.value - prev.value
     unit = last.metric.unit
     step = f"{abs(diff):.1f} percentage points" if unit == "%" else f"{abs(diff):.2f}"
+    rel = growth(last.value, prev.value) if unit not in ("%", "x", "days") else None
+    if rel is not None:  # an amount (t CO2e, USD): the difference in its unit, and in percent
+        step = f"{replace(last, value=abs(diff)).formatted()} ({abs(rel):.1f}%)"
+        computed.append(f"{abs(rel):.1f}%")
     direction = "up" if diff > 0 else "down" if diff < 0 else "unchanged"
     computed.extend([last.formatted(), prev.formatted(), step.split()[0]])
     cites = "".join(f"[{markers[f.chunk_id]}]" for f in _unique_chunks(last.facts + prev.facts)
