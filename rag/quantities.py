@@ -158,6 +158,11 @@ PROTOTYPES = {
 }
 
 
+def printed_class(question: str) -> str | None:
+    """The class of a unit the question prints ("in EUR", "in MWh"); "Scope" and "share(s)" are not units."""
+    return class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
+
+
 def named_class(question: str) -> str | None:
     """The class of a unit the question names itself ('in MWh', 'in EUR', 'what percentage', 'how many'), else None."""
     return asked_class(question)
@@ -166,7 +171,7 @@ def named_class(question: str) -> str | None:
 def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = None) -> str | None:
     """The class of quantity asked: a unit the question names ('in MWh', 'in EUR'), a share asked ('what
     percentage'), else the prototype meaning nearest to the measure (when its vectors are given), else None."""
-    named = class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
+    named = printed_class(question)
     if named in ("emissions", "energy", "water", "per_share", "currency", "intensity"):
         return named
     if re.search(r"\b(what|which) (percent|percentage|share|proportion)\b|\bin (percent|%)|\bpercentage of\b|"

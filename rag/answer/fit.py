@@ -20,13 +20,15 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.answer.lead import ASK_WORDS, label_terms, strip_instructions
+from rag.answer.lead import _MONTH_RX, ASK_WORDS, label_terms, strip_instructions
 from rag.answer.verify import Num, numbers
-from rag.quantities import PROTOTYPES, asked_class, class_of_unit, compatible, named_class, quantities_in
+from rag.quantities import (PROTOTYPES, asked_class, class_of_unit, compatible, named_class, printed_class,
+                             quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
@@ -75,6 +77,7 @@ class Typed:
         return self.label
 
 
+@lru_cache(maxsize=8192)
 def column_group(header: str | None) -> str:
     """A column header without its period: "Germany 2023" → "Germany", "FINE" → "FINE", "2023" → ""."""
     h = re.sub(r"\b(?:fy|fiscal(?: year)?)?\s?'?(?:19|20)\d{2}(?:\s*/\s*\d{2,4})?\b|\b(?:q[1-4]|h[12]|9m)\b|"
@@ -132,7 +135,7 @@ _PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end o
                      r"\b(?:fiscal|financial) year\b", re.I)
 
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = _MONTH_RX
 # a date: "January 30, 2021", "31 Dec 2023", "12/31/2023", with what introduces it ("ended", "as of", "at")
 _DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
                    rf"\b\d{{1,2}}\.?\s+{_MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)
@@ -232,7 +235,8 @@ class Judge:
         # (dividends: an amount or per share?) makes it "inferred"
         self.class_named = named_class(question) is not None
         # a unit the question prints ("in EUR", "in MWh"), not a class inferred from a word ("rate", "how many")
-        self.unit_named = class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
+        self.unit_named = printed_class(question)
+        self.change_asked = bool(_CHANGE_ASKED.search(question))  # a percentage may answer a change asked
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -350,7 +354,7 @@ class Judge:
         unit = compatible(self.asked_class, c.unit_class)
         if unit == "mismatch" and not self.class_named and "intensity" not in (self.asked_class, c.unit_class):
             unit = "inferred"  # a class guessed from the measure's meaning; but a ratio is never its total
-        if c.unit_class == "percent" and self.asked_class != "percent" and not _CHANGE_ASKED.search(self.question):
+        if c.unit_class == "percent" and self.asked_class != "percent" and not self.change_asked:
             unit = "mismatch"  # a percentage answers a share, a rate or a change asked, never an amount or a count
         if c.kind == "sentence" and c.unit_class is None and self.unit_named in _PRINTED:
             unit = "mismatch"  # "in EUR" asked: a sentence's bare number ("among the top 100") is not an amount

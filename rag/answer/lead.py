@@ -14,9 +14,8 @@ from rag.answer.extractive import _terms as _all_terms
 from rag.answer.labels import short_company
 from rag.answer.parts import breakdown_terms, part_forms
 from rag.issuers import norm
-from rag.answer.metrics import (Computation, Metric, compute, defined_metric, format_metric, growth, label_rank,
-                                item_metric, line_items, metric_of, norm_label,
-                                without_definition)
+from rag.answer.metrics import (Computation, Metric, compute, defined_metric, format_metric, growth, item_metric,
+                                label_rank, line_items, metric_of, norm_label, without_definition)
 from rag.domain import periods_in
 from rag.records import Candidate, DocumentMeta, Fact
 from rag.statements import statement_of_title
@@ -257,7 +256,8 @@ class Ask:
         parts = breakdown_terms(q, {norm(w) for n in intent.company_names + intent.companies + intent.company_terms
                                     for w in n.split()})
         parts = [f for p in parts for f in part_forms(p)]
-        return cls(own, expansion, years, quarter, list(intent.companies), defined_metric(q) or metric_of(q) or item_metric(q),
+        metric = defined_metric(q) or metric_of(q) or item_metric(q)  # the question's own definition first
+        return cls(own, expansion, years, quarter, list(intent.companies), metric,
                    bool(_CHANGE_Q.search(without_definition(q))),
                    statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
                    span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts, dated=dated)
@@ -669,7 +669,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
             if (quarter is None and f.fiscal_period not in ("FY", None)) or (quarter and f.fiscal_period != quarter):
                 continue
             rank = label_rank(li, f.label, f.label_path)
-            if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")) or not _item_unit_fits(item, f):
+            if rank is None or (f.unit == "%" or (f.unit or "").endswith("/share")) or not li.unit_fits(f):
                 continue
             d = docs.get(f.document_id)
             key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
@@ -690,19 +690,6 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
         return best[1] if best else None
 
     return resolve
-
-
-# the unit class each kind of line item is measured in: a "Scope 1" row of an energy table is not an emission
-_ITEM_CLASS = {"scope_1": ("emissions", "mass"), "scope_2": ("emissions", "mass"), "employees": ("headcount", "count")}
-
-
-def _item_unit_fits(item: str, f: Fact) -> bool:
-    """The fact's unit (or its table's) is of the item's class, or unknown."""
-    from rag.quantities import class_of_unit
-
-    want = _ITEM_CLASS.get(item)
-    got = class_of_unit(f.unit) or class_of_unit(f.table_title)
-    return want is None or got is None or got in want
 
 
 def _statement(f: Fact) -> bool:

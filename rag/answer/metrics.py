@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from rag.quantities import class_of_unit
 from rag.records import Fact
 
 _DATA = Path(__file__).parent / "data"
@@ -24,6 +25,15 @@ class LineItem:
     labels: tuple[tuple[str, str], ...]  # (label, mode: "=" whole label, "~" phrase anywhere, "" start), in order
     outflow: bool  # printed in parentheses as an outflow; used as a positive amount
     optional: bool = False  # taken as 0 (and said) when a filing has no such row
+    classes: tuple[str, ...] = ()  # the unit classes it is measured in (rag/quantities.py); () = any
+
+    def unit_fits(self, f: Fact) -> bool:
+        """The fact's unit (or its table's) is of the item's class, or unknown: a "Scope 1" row of an energy table
+        is not an emission."""
+        if not self.classes:
+            return True
+        got = class_of_unit(f.unit) or class_of_unit(f.table_title)
+        return got is None or got in self.classes
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,8 @@ def line_items() -> dict[str, LineItem]:
     for r in _rows("line_items.tsv"):
         labels = tuple((l.lstrip("=~"), l[0] if l[0] in "=~" else "") for l in r["labels"].split(";") if l.strip())
         sign = (r.get("sign") or "").strip()
-        out[r["item"]] = LineItem(r["item"], labels, sign == "abs", sign == "optional")
+        out[r["item"]] = LineItem(r["item"], labels, sign == "abs", sign == "optional",
+                                  tuple((r.get("class") or "").split()))
     return out
 
 
@@ -95,23 +106,24 @@ _DEFINED = re.compile(r"(?:\b(?:is|are)\s+defined\s+as|\bdefine\s+(?P<name>[^.?:
 _OPERATORS = [(r"\bdivided by\b|\bover\b|÷", " / "), (r"\bmultiplied by\b|\btimes\b|×", " * "),
               (r"\bplus\b|\badded to\b", " + "), (r"\bminus\b|\bless\b|\bsubtract(?:ed|ing)?\b", " - ")]
 # accounting abbreviations → line items (a closed vocabulary, the same in every filing)
-_ABBREVIATIONS = {"cogs": "cost_of_sales", "pp&e": "ppe", "ppne": "ppe", "ppe": "ppe", "d&a": "depreciation_amortization",
-                  "capex": "capex", "ebit": "operating_income", "cfo": "operating_cash_flow", "a/p": "accounts_payable",
-                  "a/r": "receivables"}
+_ABBREVIATIONS = {"cogs": "cost_of_sales", "pp&e": "ppe", "ppne": "ppe", "ppe": "ppe",
+                  "d&a": "depreciation_amortization", "capex": "capex", "ebit": "operating_income",
+                  "cfo": "operating_cash_flow", "a/p": "accounts_payable", "a/r": "receivables"}
 _OPERAND_NOISE = re.compile(r"\b(?:fy\s?'?\d{2,4}|(?:19|20)\d{2}|between|and|the|of|from|in|for|at|year[- ]end|"
                             r"year|ending|end|unadjusted|reported|gaap|statement|statements|cash flows?|income|balance "
                             r"sheet|as|shown|on|its|company'?s?)\b", re.I)
 
 
 # a line item asked by an abbreviation no row prints ("COGS"): read through the item's labels (line_items.tsv)
-_ITEM_ASKED = {"cogs": ("cost_of_sales", "cost of goods sold (COGS)")}
+_ITEM_ASKED = {"cogs": (_ABBREVIATIONS["cogs"], "cost of goods sold (COGS)")}
 
 
 def item_metric(question: str) -> Metric | None:
     """The line item a question asks for by an abbreviation that no filing prints as a row label."""
     for abbr, (item, name) in _ITEM_ASKED.items():
         if re.search(rf"\b{abbr}\b", question, re.I) and not _DEFINED.search(question):
-            return Metric(name, re.compile(rf"\b{abbr}\b", re.I), item, "USD", f"the {name} line of the income statement")
+            return Metric(name, re.compile(rf"\b{abbr}\b", re.I), item, "USD",
+                          f"the {name} line of the income statement")
     return None
 
 
@@ -122,7 +134,8 @@ def without_definition(question: str) -> str:
 
 def defined_metric(question: str) -> Metric | None:
     """The metric as the question defines it, when every operand of its definition is a line item (line_items.tsv)
-    and it is the whole of what is asked (a definition of one input, "Define EBITDA as …", for a margin asked is not)."""
+    and it is the whole of what is asked (a definition of one input, "Define EBITDA as …", for a margin asked is
+    not)."""
     m = _DEFINED.search(question)
     if not m:
         return None

@@ -229,9 +229,11 @@ def _per_entity(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], words: li
 
 
 def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, DocumentMeta], ask: Ask) -> Judged:
-    """A table fact the statement-line rules chose, judged like every other candidate, for its confidence. It is not
-    replaced: overriding the rules with the best-fitting candidate was measured (README) and made statement lines
-    worse on every filings set, the held-back one included."""
+    """A table fact the statement-line rules chose, judged like every other candidate, for its confidence. It stays
+    (overriding the rules with the best-fitting candidate whenever it fits better was measured and made statement
+    lines worse on every filings set) unless it fails a check the judge can see: another unit class or numbered
+    qualifier, a fit below the floor, or a part asked that its row does not name; then the best candidate that
+    passes leads."""
     f = lead.facts[0]
     chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
         Candidate(chunk_id=f.chunk_id or 0, document_id=f.document_id, chunk_index=0, page_start=f.page,
@@ -242,19 +244,21 @@ def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, Docum
         return Judged(refusal=_not_about(judge.named), fit=mine.fit)
     if ask.change or ask.metric is not None:  # a change or a metric computed from the row: the row's own value is
         return Judged(fit=mine.fit)            # not in the unit asked (a growth's percentage, a margin's inputs)
-    where = lambda t: f"{t.label} {t.fact.col_header if t.fact else ''}".lower()
-    # a part asked ("in Romania") that the rules' row does not name, when another row does
-    part = bool(ask.parts) and not any(p.lower() in where(mine) for p in ask.parts)
+    part = not _names_part(mine, ask.parts)  # "in Romania": the rules' row does not name the part asked
     if any(mine.checks.get(k) == "mismatch" for k in ("unit", "qualifier")) or mine.fit < judge.cfg.answer_floor \
             or part:
-        # the rules' row measures something else than asked (an intensity for a total, Scope 2 for Scope 3, "work
-        # in progress" for "women worked"): the best candidate that passes every check leads instead, else the
-        # rules' row stays as before
-        best = next((c for c in judge.best_value(r.facts, r.chunks) if judge.answers(c) and not (
-            part and not any(p.lower() in where(c) for p in ask.parts))), None)
+        # an intensity for a total, Scope 2 for Scope 3, "work in progress" for "women worked"
+        best = next((c for c in judge.best_value(r.facts, r.chunks)
+                     if judge.answers(c) and (not part or _names_part(c, ask.parts))), None)
         if best is not None and best.fact is not None and (best.fit > mine.fit or part):
             return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
     return Judged(fit=mine.fit)
+
+
+def _names_part(c: Typed, parts: list[str]) -> bool:
+    """The candidate's row, table or column names a part asked (any of its forms), or none is asked."""
+    where = f"{c.label} {c.fact.col_header if c.fact else ''}".lower()
+    return not parts or any(p.lower() in where for p in parts)
 
 
 def _not_about(names: list[str]) -> str:

@@ -233,7 +233,8 @@ def test_a_metric_the_question_defines_is_computed_from_its_definition():
 
 
 def test_an_emissions_line_item_is_never_read_from_an_energy_table():
-    from rag.answer.lead import _item_unit_fits
+    def _item_unit_fits(item, f):
+        return line_items()[item].unit_fits(f)
     energy = _fact(1, "Scope 1", 178270, 2023, title="[T39] Energy consumption in megawatt hours", unit=None, scale=1)
     emissions = _fact(2, "Scope 1", 39428, 2023, title="Greenhouse gas emissions in t CO2e", unit=None, scale=1)
     assert not _item_unit_fits("scope_1", energy) and _item_unit_fits("scope_1", emissions)
