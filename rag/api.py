@@ -117,7 +117,7 @@ class Service:
         self.lock = threading.Lock()
 
     def answer(self, req: AnswerRequest) -> dict[str, Any]:
-        from rag.answer import answer
+        from rag.assistant import answer
 
         with self.lock:
             a = answer(self.store, self.embedder, req.question, self.settings, filters=req.filters.to_search(),

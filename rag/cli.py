@@ -233,9 +233,9 @@ def cmd_eval(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from rag.answer import answer as answer_fn
+    from rag.assistant import answer as answer_fn
     from rag.answer.export import to_markdown
-    from rag.answer.structured import sql_answer
+    from rag.assistant.structured import sql_answer
 
     settings = _settings(args)
     if args.offline:
@@ -262,7 +262,7 @@ def cmd_ask(args) -> int:
         stream = (lambda t: print(t, end="", file=sys.stderr, flush=True)) if args.stream else None
         a = answer_fn(store, embedder, q, settings, filters=_filters(args), on_token=stream, documents=docs)
         if args.markdown:
-            md_parts.append(to_markdown(a, store))
+            md_parts.append(to_markdown(a, store.figure_image))
         if args.json or args.questions_file:
             print(json.dumps(a.to_json(with_trace=args.trace), ensure_ascii=False), flush=True)
             continue

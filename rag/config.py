@@ -243,8 +243,13 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.0, description="Sampling temperature.")
     response_format: str = Field("auto", description="auto (JSON schema, then JSON object, then plain text), "
                                  "json_schema, json_object or text.")
-    tools: bool = Field(True, description="Multi-step mode with tool calls when the server supports them.")
+    tools: bool = Field(False, description="Multi-step mode with tool calls when the server supports them (off "
+                        "by default: a small local model answers better in one request, and its arithmetic is never "
+                        "used).")
     max_steps: int = Field(6, description="Tool calls per question at most.")
+    formats_file: Path | None = Field(None, description="JSON file that keeps the response format each server "
+                                      "accepted, so a new process does not detect it again (default: llm_formats.json "
+                                      "in the data folder).")
     steps_log: Path | None = Field(None, description="JSON-lines file that records every multi-step call (default for the "
                                    "LLM tool loop: llm_steps.jsonl in the data folder).")
 
@@ -269,6 +274,11 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     sql: SqlSettings = Field(default_factory=SqlSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
+
+
+def llm_formats_file(settings: Settings) -> Path:
+    """Where the response format each LLM server accepted is kept."""
+    return settings.llm.formats_file or Path(settings.db.data_dir) / "llm_formats.json"
 
 
 def settings_from_env(env: dict[str, str] | None = None, **overrides) -> Settings:

@@ -65,8 +65,8 @@ def gold_of(q: dict, page_texts: list[str]) -> Gold:
 def asks_figure(question: str) -> bool:
     """A question whose answer is a figure: it asks how much or how many, names a metric, or asks what a measure
     was in a period; not one that asks why, or who, or what happened."""
-    from rag.answer.lead import strip_instructions
-    from rag.answer.metrics import metric_of
+    from rag.retrieve.measure import strip_instructions
+    from rag.metrics import metric_of
     from rag.domain import periods_in
     from rag.retrieve.query import understand
 
@@ -258,8 +258,8 @@ def _page_texts(store, q: dict, names: dict[str, int], cache: dict[int, list[dic
 
 def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseline: bool = True,
                     progress=None) -> dict:
-    from rag.answer import answer
-    from rag.answer.baseline import baseline_answer
+    from rag.assistant import answer
+    from rag.assistant.baseline import baseline_answer
     from rag.config import Settings
 
     settings = settings or Settings()

@@ -10,7 +10,7 @@ import re
 import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar
-from rag.answer import answer
+from rag.assistant import answer
 from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown, untrusted
 from rag.answer.labels import document_label
 from rag.answer.model import Answer
@@ -131,7 +131,7 @@ def _actions(a: Answer, i: int) -> None:
         exports = st.session_state.setdefault("exports", {})  # built once per answer, not on every rerun
         key = (st.session_state.get("conversation_id"), i)
         if key not in exports:
-            exports[key] = to_markdown(a, get_store())
+            exports[key] = to_markdown(a, get_store().figure_image)
         st.download_button("Export Markdown", exports[key], file_name="answer.md", mime="text/markdown",
                            key=f"md-{i}")
     with c2:
@@ -215,7 +215,7 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             key = (cid, len(chat))
             if key not in cache:
                 cache.clear()
-                cache[key] = conversation_markdown(title, answers, get_store())
+                cache[key] = conversation_markdown(title, answers, get_store().figure_image)
             st.download_button("Export conversation (Markdown)", cache[key], file_name="conversation.md",
                                mime="text/markdown", width="stretch")
             st.download_button("Export conversation (JSON)", conversation_json(cid, title, answers),

@@ -7,7 +7,7 @@ import time
 import streamlit as st
 
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
-from rag.answer import answer
+from rag.assistant import answer
 from rag.answer.export import untrusted
 from rag.answer.labels import duration_label, source_label
 from rag.retrieve.stages import Candidates, Threshold

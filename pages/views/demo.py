@@ -6,7 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import get_embedder, get_store, library_or_stop, settings, sidebar
-from rag.answer import answer, explain
+from rag.answer import explain
+from rag.assistant import answer
 from rag.answer.export import untrusted
 from rag.answer.labels import source_label
 from rag.answer.suggest import example_questions

@@ -14,7 +14,7 @@ from rag.answer.finalize import insufficient, verify_and_score
 from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import numbers, quote_matches, sentences, unsupported_numbers, verify
-from rag.config import Settings
+from rag.config import Settings, llm_formats_file
 from rag.retrieve.pipeline import Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")
@@ -84,7 +84,8 @@ def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None]
                 {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence) + figures,
                                                                 question=question or r.question)}]
     try:
-        text = chat(settings.llm, messages, prompts.ANSWER_SCHEMA, on_token, client=client)
+        text = chat(settings.llm, messages, prompts.ANSWER_SCHEMA, on_token, client=client,
+                    formats_file=llm_formats_file(settings))
     except LLMError as exc:
         return fallback(r, str(exc), settings, (lambda: base) if base else None)
     return finish_llm(r, parse_reply(text), evidence, t0, settings, computed, (lambda: base) if base else None)
@@ -153,9 +154,12 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     kept = []
     for s in sentences(text):
         if not _MARKER.search(s) and (len(s.split()) > uncited_words or numbers(s)):
-            # grounded means cited: inline, or through the reply's evidence list; otherwise (an instruction obeyed
-            # from a document, a fact from the model's memory) it is not part of the answer
+            # grounded means cited: inline, through the reply's evidence list, or by its values (the passage that
+            # prints every number of it); otherwise (an instruction obeyed from a document, a fact from the model's
+            # memory) it is not part of the answer
             attached = _attach(s, cited, computed)
+            if attached is None and numbers(s):  # no citation list names it: the passage that holds its values
+                attached = _attach(s, evidence, computed)
             if attached is None:
                 unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
                 continue
@@ -168,12 +172,44 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     return kept
 
 
+# the placeholders of the reply format the prompt shows ("<inferences, or empty>"): a small model copies them
+_PLACEHOLDERS = re.compile("|".join(re.escape(p) for p in re.findall(r"<[^<>]+>", prompts.USER)) +
+                           r"|^\s*(empty|none|n/?a)\s*\.?\s*$", re.I)
+
+
+def without_template(text: str) -> str:
+    """A reply field without the prompt's template text."""
+    return re.sub(r"\s{2,}", " ", _PLACEHOLDERS.sub(" ", text or "")).strip()
+
+
+def _states(sentence: str, value: str) -> bool:
+    """The sentence gives this value (in any of its printed forms: 1,577 = 1577 = $1.6 billion in millions; an
+    outflow printed "(1,577)" is spent as 1,577)."""
+    plain = re.sub(r"^[(\-−–]+|\)+$", "", value.strip())
+    said = numbers(sentence)
+    return bool(numbers(plain)) and len(unsupported_numbers(sentence, [plain])) < len(said)
+
+
+def _not_the_candidate(kept: list[str], base: Answer | None) -> str | None:
+    """Why the LLM's first sentence cannot lead: code found the figure for the asked measure, entity and period,
+    and that sentence does not give it (it gives another row's figure, or none). Code picks the numbers; the model
+    only phrases them."""
+    if base is None or not base.candidate or not kept:
+        return None
+    missing = [v for v in base.candidate if not _states(kept[0], v)]
+    if not missing:
+        return None
+    return ("its first sentence does not give the figure code found for the asked measure, entity and period (" +
+            ", ".join(missing) + ")")
+
+
 def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0: float,
                settings: Settings, computed: list[str] | None = None, offline: Offline | None = None) -> Answer:
-    """The LLM's reply → a verified answer: unsupported sentences dropped, only the evidence it cites kept."""
+    """The LLM's reply → a verified answer: unsupported sentences dropped, only the evidence it cites kept, and its
+    lead checked against the figure code picked (the offline answer's candidate)."""
     computed = computed or []
     unsupported = _check_citations(reply, evidence)
-    text = reply["answer"].strip()
+    text = without_template(reply["answer"])
     if text.lower().startswith("insufficient data") or reply.get("insufficient"):
         a = insufficient(r, re.sub(r"^insufficient data:?\s*", "", text, flags=re.I).rstrip(".") or None)
         a.mode = "llm"
@@ -189,9 +225,17 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         a = fallback(r, "the LLM's answer had no verifiable sentence", settings, offline)
         a.unsupported = unsupported + a.unsupported
         return a
+    base = offline() if offline else None
+    wrong = _not_the_candidate(kept, base)
+    if wrong:
+        unsupported.append({"sentence": kept[0], "reason": wrong, "action": "dropped"})
+        a = fallback(r, f"the LLM's answer was not used: {wrong}", settings, (lambda: base) if base else None)
+        a.unsupported = unsupported + a.unsupported
+        return a
     answer_md = " ".join(kept)
-    if reply.get("inferred"):
-        answer_md += f"\n\n*Inferred (not stated in the evidence):* {reply['inferred'].strip()}"
+    inferred = without_template(reply.get("inferred") or "")
+    if inferred:
+        answer_md += f"\n\n*Inferred (not stated in the evidence):* {inferred}"
     a = Answer(question=r.question, answer=answer_md, confidence="medium", evidence=ev, unsupported=unsupported,
                mode="llm", computed=_used(computed, answer_md))
     for e in ev:

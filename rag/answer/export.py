@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 from rag.answer.model import Answer
 
+Images = Callable[[int], "bytes | None"]  # figure id → its PNG (the store's figure_image)
 
-def to_markdown(a: Answer, store=None, images: bool = True, level: int = 1) -> str:
-    """Figures go after the paragraph they support, as embedded PNGs when a store is given. level: the question's
-    heading level (2 inside a conversation)."""
+
+def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = True, level: int = 1) -> str:
+    """Figures go after the paragraph they support, as embedded PNGs when figure_image is given (the store's
+    `figure_image`: the caller reads the store, not this module). level: the question's heading level (2 inside a
+    conversation)."""
     # Everything that comes from a PDF or a user (titles, captions, quotes, answer text built from quotes) is
     # untrusted: no HTML, images or links of its own reach the Markdown.
     u = untrusted
@@ -21,7 +25,7 @@ def to_markdown(a: Answer, store=None, images: bool = True, level: int = 1) -> s
         out += [u(p), ""]
         for f in [f for f in a.figures if f.after_paragraph == i]:
             caption = u(f.caption or f"Figure on page {f.page}")
-            png = store.figure_image(f.figure_id) if (store is not None and images) else None
+            png = figure_image(f.figure_id) if figure_image is not None and images else None
             if png:
                 alt = caption.replace("[", "(").replace("]", ")")
                 out.append(f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
@@ -60,10 +64,11 @@ def to_json(a: Answer, with_trace: bool = False) -> str:
     return json.dumps(a.to_json(with_trace), indent=2, default=str)
 
 
-def conversation_markdown(title: str, answers: list[Answer], store=None, images: bool = True) -> str:
+def conversation_markdown(title: str, answers: list[Answer], figure_image: Images | None = None,
+                          images: bool = True) -> str:
     """A whole conversation: its title, then each question and answer in order (figures inline, sources)."""
     parts = [f"# {untrusted(title)}", ""]
-    parts += [to_markdown(a, store, images, level=2) for a in answers]
+    parts += [to_markdown(a, figure_image, images, level=2) for a in answers]
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -13,36 +13,9 @@ from rag.config import AnswerSettings
 from rag.domain import years_of
 from rag.records import Candidate
 from rag.retrieve.query import QueryIntent
+from rag.words import terms as _terms
 
-_STOP = set("""a an the of in on for to and or by with from at as is are was were be been being what which who whom
-how much many does did do has have had this that these those it its their there than then into over under per
-about between during any all each was were will would can could should may might give answer question using use
-based primarily information shown provided details relying response please state explain why if not company like
-fy fiscal year years usd millions billions million billion total amount""".split())
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'•▪●◦‣–-])|\s+(?=[•▪●◦‣]\s)")  # a bullet starts a sentence
-
-
-def _terms(text: str, stop: set[str] = _STOP) -> list[str]:
-    out = []
-    for w in re.findall(r"[a-z][a-z0-9&'\-]*", text.lower()):
-        w = w.strip("'-")
-        if len(w) < 3 or w in stop:
-            continue
-        out.append(_stem(w))
-    return out
-
-
-def _stem(w: str) -> str:
-    for suf in ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "es", "ed", "s"):
-        if w.endswith(suf) and len(w) - len(suf) >= 4:
-            if suf == "es" and not re.search(r"(?:s|x|z|ch|sh)es$", w):
-                return w[:-1]  # "employees" is "employee" (as its singular stems), "processes" is "process"
-            if suf == "s" and w.endswith(("ss", "us", "is")):
-                return w  # "process", "status", "analysis" are not plurals
-            return w[: -len(suf)] + ("y" if suf == "ies" else "")
-    return w
-
-
 _PERIOD_CELL = re.compile(r"(fy\s*'?)?(19|20)\d{2}|fy\s*'?\d{2}|\w+\.? \d{1,2},? (19|20)\d{2}|q[1-4].*|"
                           r"(three|six|nine|twelve) months.*", re.I)
 _CAUSAL = re.compile(r"\b(due to|driven by|primarily|because|result of|reflect\w*|offset|increase\w*|decrease\w*)\b",

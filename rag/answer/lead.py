@@ -9,50 +9,16 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
 
-from rag.answer.extractive import _STOP, _stem
-from rag.answer.extractive import _terms as _all_terms
+from collections.abc import Callable
+
 from rag.answer.labels import short_company
-from rag.answer.parts import breakdown_terms, part_forms
-from rag.issuers import norm
-from rag.answer.metrics import (Computation, Metric, compute, defined_metric, format_metric, growth, item_metric,
-                                label_rank, line_items, metric_of, norm_label, without_definition)
-from rag.domain import periods_in
-from rag.records import Candidate, DocumentMeta, Fact
+from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
+from rag.records import DocumentMeta, Fact
+from rag.retrieve.measure import _END_DATE, _MONTH_NUM, _STATEMENT_WORDS, Ask, _terms, synonyms
 from rag.statements import statement_of_title
-from rag.retrieve.query import FINANCE_TERMS, QueryIntent
+from rag.words import STOP as _STOP
+from rag.words import terms as _all_terms
 
-# words that say what kind of answer is wanted, not what is measured
-_ASK_WORDS = set(_stem(w) for w in """amount value figure number reported report reports disclosed show shows
-shown according based statement statements consolidated one two three
-respectively compare compared comparison change changes grow growth increase increased decrease decreased
-percent percentage round rounded decimal places place units unit usd dollars euro eur term terms
-fy fiscal quarter quarterly annual annually year years yoy year-over-year prior previous latest end ending ended
-fast quickly rapidly segment segments non gaap unadjusted higher lower more less point points than
-size sizes big large small spent spend spending
-generate generated come came comes across versus vs reach reached record recorded total overall level levels much many analyst public equities
-investment banker assume calculate financial metric following question primarily information provided details
-relying response""".split())
-_LABEL_STOP = _STOP - {"use", "total"}  # "Total energy use": words a label is made of
-ASK_WORDS = _ASK_WORDS
-
-
-def label_terms(text: str) -> tuple[str, ...]:
-    """A label's or a question's words, stemmed (the public name of _terms)."""
-    return _terms(text)
-
-
-@lru_cache(maxsize=65536)
-def _terms(text: str) -> tuple[str, ...]:
-    """A label's or a question's words, stemmed; "Scope 1" is one word (scope1), not "scope" (cached: the same
-    labels are read for every question)."""
-    text = re.sub(r"\b(scope|tier|level|category)\s*([1-9])\s*(?:and|\+|&|,)\s*([1-9])\b", r"\1\2 \1\3", text,
-                  flags=re.I)
-    text = re.sub(r"\b(scope|tier|level|category|phase|stage)\s*([1-9])\b", r"\1\2", text, flags=re.I)
-    text = re.sub(r"['’]s\b", "", text)
-    return tuple(_all_terms(text, _LABEL_STOP))
-
-
-# words that make a row a part of a whole (stems): a row that has one the question does not ask for is a part
 _PART_WORDS = set(_all_terms("""other others domestic international foreign restricted unrestricted non-current
 noncurrent subscription product products services discontinued pro-forma forma intersegment eliminations corporate
 unallocated""", set()))
@@ -64,81 +30,7 @@ _BALANCES = {"total_assets", "current_assets", "current_liabilities", "cash", "s
 _EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
 _SHARE_Q = re.compile(r"\b(percent|percentage|share|ratio|rate|margin|%|proportion|portion)\b", re.I)
-
-# the words questions use for what tables label otherwise (stems)
-SYNONYMS = {"consum": "use consumption", "consumpt": "use consumed", "revenu": "sales", "sale": "revenue",
-            "earn": "income", "profit": "income earnings", "headcount": "employees", "workforc": "employees",
-            "staff": "employees", "employ": "employees", "people": "employees", "cost": "expenses",
-            "expens": "costs", "spend": "expenditure expenses",
-            "oper": "organization"}  # "its own operations": GRI's "within the organization"
-
-
-def synonym_words(term: str) -> list[str]:
-    return [w for key, ws in SYNONYMS.items() if term.startswith(key) for w in ws.split()]
-
-
-def synonyms(term: str) -> set[str]:
-    """The stems of the words tables use for a question's word ('consume' → 'use', 'consumption')."""
-    return {t for w in synonym_words(term) for t in _terms(w)}
-
-
-_CHANGE_Q = re.compile(r"\b(change[sd]?|grow(th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|"
-                       r"year[- ]over[- ]year|yoy|improv\w*|versus|vs\.?|compared?)\b", re.I)
 _OUTFLOW = re.compile(r"^(purchases?|payments?|repayments?|dividends|acquisitions?|additions?|capital expend)", re.I)
-_STATEMENT_WORDS = {"cash flows": re.compile(r"cash ?flows?", re.I),
-                    "balance sheet": re.compile(r"balance sheet|financial position", re.I),
-                    "income statement": re.compile(r"income statement|statements? of (operations|income|earnings)|"
-                                                   r"p&l|profit and loss", re.I)}
-
-
-# the instructions around a question (FinanceBench style): not what is measured
-_INSTRUCTIONS = [re.compile(p, re.I) for p in (
-    r"\b(give|provide) (a|an|the) (response|solution|answer)\b[^.?:]*[.?:]?",
-    r"\b(answer|respond) (the following question )?(by|using|in|based)\b[^.?:]*[.?:]?",
-    r"\bassume (that )?you are\b[^.?:]*[.?:]?", r"\byou are an? [\w ]+?(?:[.:,]|$)",
-    r"\b(by )?(primarily )?(relying|based|using|focusing) (only )?(on|upon)? ?(the )?(details|information|data)?[^.?]*"
-    r"(statement|sheet|shown|provided|filing)s?\b[.?]?",
-    r"\(?\bin units of [^)?.]*\)?", r"\(?\b(answer|expressed|reported)? ?in (usd|eur|\$) ?(millions|billions|thousands)\b\)?",
-    r"\(?\bround(ed)? (your answer )?to (one|two|three|\d+) decimal places?\)?", r"\bplease\b",
-    r"\bif [^.?]*(is not|isn't) (a )?(useful|relevant)[^.?]*[.?]?", r"\bwe need to calculate a financial metric\b[^.?:]*[.?:]?",
-    r"\bthe following question\b:?", r"\b(of|from) the (income|cash flow|cash flows) statement\b",
-    r"\b(income|cash ?flows?) statement\b|\bbalance sheets?\b|\bstatements? of (financial position|cash flows|"
-    r"operations|income)\b")]
-
-
-_MONTH_NUM = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                           "dec"], 1)}
-_MONTH_RX = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_END_DATE = re.compile(rf"\b({_MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
-# the words that name a period rather than the measure: "the three months ended June 2, 2023", "the December
-# 2022 quarter", "the second quarter of fiscal 2023", "as of January 28, 2023"
-_PERIOD_PHRASE = re.compile(
-    rf"\b(?:(?:three|six|nine|twelve|3|6|9|12|13|26|39|52|53)[- ](?:months?|weeks?)|(?:fiscal )?(?:quarter|year|period)"
-    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{_MONTH_RX}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
-    rf"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\b|\bfirst half\b|\bhalf[- ]year\b",
-    re.I)
-
-
-def period_ends(question: str) -> list[tuple[int, int, int | None]]:
-    """The period ends a question names by date: (year, month, day or None) — "three months ended June 2, 2023",
-    "the December 2022 quarter", "as of January 28, 2023"."""
-    out = []
-    for m in _END_DATE.finditer(question):
-        month = _MONTH_NUM.get(m.group(1)[:3].lower())
-        if month:
-            out.append((int(m.group(3)), month, int(m.group(2)) if m.group(2) else None))
-    return list(dict.fromkeys(out))
-
-
-def span_of(question: str) -> str | None:
-    """The length of period a question asks: a quarter ("three months", "quarter", "Q2"), a half, nine months."""
-    if re.search(r"\b(nine|9)[- ]months?\b|\b39 weeks\b|\b9m\b|\bfirst nine\b", question, re.I):
-        return "9M"
-    if re.search(r"\b(six|6)[- ]months?\b|\b26 weeks\b|\bfirst half\b|\bh1\b|\bhalf[- ]year\b", question, re.I):
-        return "H1"
-    if re.search(r"\b(three|3)[- ]months?\b|\b13 weeks\b|\bquarter\b|\bq[1-4]\b|\b[1-4]q\b", question, re.I):
-        return "Q"
-    return None
 
 
 def _header_end(header: str) -> tuple[int, int, int | None] | None:
@@ -171,102 +63,11 @@ def dated_period_ok(f: Fact, ends: list[tuple[int, int, int | None]], span: str 
     return same and _span_ok(f, span)
 
 
-_PHYSICAL = ("kt CO2e", "Mt CO2e", "t CO2e", "GWh", "MWh", "kWh", "TJ", "GJ", "m3", "ML", "liters", "t")
-
-
-def asked_unit(question: str) -> str | None:
-    """The physical unit a question names ("in MWh", "(t CO2e)"), if any: what the answer should be in."""
-    from rag.ingest.facts import unit_of
-    u = unit_of(question)
-    return u if u in _PHYSICAL else None
-
-
 def _unit_covers(term: str, unit: str | None) -> bool:
     """A question's word that the fact's unit says: "CO2e" in "t CO2e", "MWh"."""
     return unit is not None and term.lower().replace("₂", "2") in {w.lower() for w in unit.split()}
 
 
-def strip_instructions(question: str) -> str:
-    """The question without the instructions around it ('Give a response … by relying on the cash flow
-    statement', 'in USD millions', 'round to one decimal place')."""
-    q = question
-    for rx in _INSTRUCTIONS:
-        q = rx.sub(" ", q)
-    return re.sub(r"\s+", " ", q).strip()
-
-
-@dataclass
-class Ask:
-    """What a question asks, for the facts: the measure's words, the periods it names, the metric it names."""
-    terms: list[str]  # the measure's words, stemmed
-    expansion: set[str]  # the filings' words for its finance terms
-    years: list[int]
-    quarter: str | None
-    companies: list[str]
-    metric: Metric | None
-    change: bool
-    statement: str | None
-    question: str = ""
-    history: bool = False
-    words: list[str] = field(default_factory=list)  # the question's own words for the measure (unstemmed)
-    jargon: list[frozenset[str]] = field(default_factory=list)  # its terms filings write otherwise (capex, PP&E)
-    weights: dict[str, float] = field(default_factory=dict)  # each measure word's weight (rarer among the rows: more)
-    ends: list[tuple[int, int, int | None]] = field(default_factory=list)  # period ends named by date
-    span: str | None = None  # the length of period asked: Q, H1, 9M (None: a year, or not said)
-    unit: str | None = None  # the unit the question names ("(MWh)", "in t CO2e"): a preference, not a label word
-    parts: list[str] = field(default_factory=list)  # named parts asked ("in Germany", "Commercial Airplanes")
-    dated: bool = False  # the years asked are the calendar years of dates, not fiscal years the question names
-    dated_as: frozenset = frozenset()  # the (fiscal year, period) the filings file those dates under
-    named: list[str] = field(default_factory=list)  # names no document is about, that an answer's figure must name
-
-    @property
-    def target_ends(self) -> list[tuple[int, int, int | None]]:
-        """The dated periods whose figure leads: for a change between two, the later."""
-        return sorted(self.ends)[-1:] if self.change and len(self.ends) == 2 else self.ends
-
-    @property
-    def jargon_terms(self) -> set[str]:
-        return {t for g in self.jargon for t in g}
-
-    @classmethod
-    def of(cls, intent: QueryIntent) -> Ask:
-        q = intent.question
-        names = {t for n in intent.company_names + intent.companies + intent.company_terms for t in _terms(n)}
-        unit = asked_unit(q)
-        plain = _PERIOD_PHRASE.sub(" ", strip_instructions(intent.rewritten))
-        own = [t for t in dict.fromkeys(_terms(plain)) if t not in names
-               and t not in _ASK_WORDS
-               and not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)]
-        expansion = {t for t in set(_terms(intent.text_query)) - set(_terms(intent.rewritten)) - names - _ASK_WORDS
-                     if not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)}
-        periods = periods_in(q)
-        named = periods_in(_END_DATE.sub(" ", q))  # "the December 2022 quarter (second quarter of fiscal 2023)"
-        if named and period_ends(q):
-            periods = named  # the fiscal period named beside a date is the one its columns are filed under
-        dated = bool(period_ends(q)) and not named
-        years = sorted({p.year for p in periods}) or [y for y in intent.years if not intent.forward]
-        quarter = next((p.quarter for p in periods if p.quarter), None)
-        statement = next((k for k, rx in _STATEMENT_WORDS.items() if rx.search(q)), None)
-        words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
-        extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
-        words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]
-        groups = [frozenset(_terms(m.group(0))) & set(own) for pat, _ in FINANCE_TERMS for m in pat.finditer(plain)]
-        jargon = [g for g in groups if g]
-        ends = period_ends(strip_instructions(q))
-        parts = breakdown_terms(q, {norm(w) for n in intent.company_names + intent.companies + intent.company_terms
-                                    for w in n.split()})
-        parts = [f for p in parts for f in part_forms(p)]
-        metric = defined_metric(q) or metric_of(q) or item_metric(q)  # the question's own definition first
-        return cls(own, expansion, years, quarter, list(intent.companies), metric,
-                   bool(_CHANGE_Q.search(without_definition(q))),
-                   statement, q, intent.history, list(dict.fromkeys(words)), jargon, ends=ends,
-                   span=span_of(q) or ("Q" if quarter else None), unit=unit, parts=parts, dated=dated)
-
-    @property
-    def query(self) -> str:
-        """The words to search the facts' labels with (Postgres stems them its own way)."""
-        syn = [w for t in self.terms for w in synonym_words(t)]
-        return " ".join(dict.fromkeys(self.words + syn))
 
 
 @dataclass
@@ -629,24 +430,13 @@ def _unique_chunks(facts: list[Fact]) -> list[Fact]:
 
 
 # -- finding facts --------------------------------------------------------------------------------------------------
-def scope_documents(ask: Ask, chunks: list[Candidate], docs: list[DocumentMeta]) -> list[int]:
-    """The documents whose facts may answer: the asked issuers' (of the asked years, and the next year's filing
-    with its comparative column), else the documents retrieval found."""
-    if ask.companies:
-        mine = [d for d in docs if d.company_key in ask.companies]
-        if ask.years:
-            want = set(ask.years) | {y + 1 for y in ask.years}
-            dated = [d for d in mine if d.years & want]
-            mine = dated or mine
-        return [d.document_id for d in mine]
-    return list(dict.fromkeys(c.document_id for c in chunks))
 
-
-def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float],
-             quarter: str | None = None, asked: set[str] | None = None, years: list[int] | None = None):
+def resolver(facts_of: Callable[[str], list[Fact]], docs: dict[int, DocumentMeta], retrieved: dict[int, float],
+             quarter: str | None = None, asked: set[str] | None = None):
     """resolve(line item, year) → the fact a filing prints for it: the first of the item's labels that a row
     matches, that year's column, the period's own filing first, and the document (then the page) of the inputs
-    already read, so that a ratio's inputs come from one set of statements."""
+    already read, so that a ratio's inputs come from one set of statements. facts_of(item) gives the item's facts
+    the Facts stage fetched (`FactBook.item_facts`)."""
     items = line_items()
     cache: dict[str, list[Fact]] = {}
     chosen: list[Fact] = []
@@ -654,10 +444,7 @@ def resolver(store, doc_ids: list[int], docs: dict[int, DocumentMeta], retrieved
     def resolve(item: str, year: int | None) -> Fact | None:
         li = items[item]
         if item not in cache:
-            words = " ".join(dict.fromkeys(w for lab, _ in li.labels for w in re.findall(r"[a-z0-9]+", lab)))
-            # the years asked and the one before each (an average balance, a change)
-            wanted = sorted({y for x in years for y in (x, x - 1)}) if years else None
-            cache[item] = store.match_facts(words, document_ids=doc_ids, fiscal_years=wanted, match_count=2000)
+            cache[item] = facts_of(item)
         best = None
         docs_used = {f.document_id for f in chosen if f.fiscal_year == year}
         # a computation's inputs are one issuer's: once one is read, the others come from that issuer's filings

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rag.config import LLMSettings
 from rag.errors import RagError
@@ -40,7 +41,48 @@ def llm_errors(cfg: LLMSettings, rejected: tuple[type[Exception], ...] = (), sha
         raise LLMError(f"the LLM server answered HTTP {exc.status_code}") from exc
 
 
-_FORMAT_CACHE: dict[str, str] = {}  # base_url → the response_format that worked
+_FORMAT_CACHE: dict[str, str] = {}  # server (base URL and model) → the response format it accepted
+_FORMATS = ("json_schema", "json_object", "text")
+
+
+def _server(cfg: LLMSettings) -> str:
+    return f"{cfg.base_url or ''} {cfg.model}"
+
+
+def known_format(cfg: LLMSettings, path: Path | None) -> str | None:
+    """The response format this server accepted before: in this process, else in the formats file (written by
+    an earlier process), so a server is asked once, not once per process."""
+    key = _server(cfg)
+    if key not in _FORMAT_CACHE and path is not None:
+        try:
+            saved = json.loads(path.read_text())
+        except (OSError, ValueError):
+            saved = {}
+        fmt = saved.get(key) if isinstance(saved, dict) else None
+        if fmt in _FORMATS:
+            _FORMAT_CACHE[key] = fmt
+    return _FORMAT_CACHE.get(key)
+
+
+def remember_format(cfg: LLMSettings, fmt: str, path: Path | None) -> None:
+    """Keep the format that worked, in this process and in the formats file (written whole, then renamed; a
+    folder that cannot be written only means the next process detects it again)."""
+    key = _server(cfg)
+    if _FORMAT_CACHE.get(key) == fmt:
+        return
+    _FORMAT_CACHE[key] = fmt
+    if path is None:
+        return
+    try:
+        saved = json.loads(path.read_text()) if path.exists() else {}
+        saved = saved if isinstance(saved, dict) else {}
+        saved[key] = fmt
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(saved, indent=1, sort_keys=True))
+        tmp.replace(path)
+    except (OSError, ValueError):
+        pass
 
 
 def make_client(cfg: LLMSettings):
@@ -50,28 +92,29 @@ def make_client(cfg: LLMSettings):
     return OpenAI(base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0)
 
 
-def _formats(cfg: LLMSettings, schema: dict | None) -> list[dict | None]:
+def _formats(cfg: LLMSettings, schema: dict | None, path: Path | None) -> list[dict | None]:
     if cfg.response_format == "text" or schema is None:
         return [None]
     js: dict = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
     jo: dict = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
     orders: dict[str, list[dict | None]] = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}
     order = orders[cfg.response_format]
-    cached = _FORMAT_CACHE.get(cfg.base_url or "")
-    if cfg.response_format == "auto" and cached:
+    known = known_format(cfg, path) if cfg.response_format == "auto" else None
+    if known:
         after: dict[str, list[dict | None]] = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}
-        order = after[cached]
+        order = after[known]
     return order
 
 
 def chat(cfg: LLMSettings, messages: list[dict], schema: dict | None = None,
-         on_token: Callable[[str], None] | None = None, client=None) -> str:
-    """The model's reply text. Tries the structured formats in order; streams tokens to on_token."""
+         on_token: Callable[[str], None] | None = None, client=None, formats_file: Path | None = None) -> str:
+    """The model's reply text. Tries the structured formats in order (starting from the one this server accepted
+    before, kept in formats_file); streams tokens to on_token."""
     import openai
 
     client = client or make_client(cfg)
     last: Exception | None = None
-    for fmt in _formats(cfg, schema):
+    for fmt in _formats(cfg, schema, formats_file):
         kwargs = dict(model=cfg.model, messages=messages, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
         if fmt is not None:
             kwargs["response_format"] = fmt
@@ -81,7 +124,8 @@ def chat(cfg: LLMSettings, messages: list[dict], schema: dict | None = None,
         except Rejected as exc:
             last = exc
             continue
-        _FORMAT_CACHE[cfg.base_url or ""] = fmt["type"] if fmt else "text"
+        if schema is not None:
+            remember_format(cfg, fmt["type"] if fmt else "text", formats_file)
         return text
     raise LLMError(f"the LLM server rejected every response format ({last})")
 

@@ -116,6 +116,9 @@ class Answer:
     rows: list[dict] | None = None  # structured (SQL) answers
     computed: list[str] = field(default_factory=list)  # figures computed by code (formulas, changes), with markers
     signals: dict = field(default_factory=dict)  # what the confidence policy read (rag/answer/confidence.py)
+    # the figure(s) code picked for the asked measure, entity and period, as printed (the offline lead's value; one
+    # per entity compared): an LLM's answer must state them (rag/answer/compose.py)
+    candidate: list[str] = field(default_factory=list)
     retrieval: Retrieval | None = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
     @property

@@ -12,15 +12,13 @@ from dataclasses import dataclass, field, replace
 from rag.answer import answerable, confidence, extractive
 from rag.answer.figure_choice import PlacedFigure, place_figures
 from rag.answer.fit import FitSettings, Judge, Typed
-from rag.quantities import answer_type
 from rag.answer.finalize import insufficient
 from rag.answer.labels import document_label
-from rag.answer.lead import _terms as lead_terms
 from rag.answer.lead import _BALANCES as BALANCES
-from rag.answer.lead import (Ask, Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
-                             fact_sentence, latest_year, money, resolver, same_row, scope_documents, strip_instructions,
-                             own_recall, possessive, synonyms, trend_sentence, who)
-from rag.answer.metrics import Computation, compute, without_definition
+from rag.answer.lead import (Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
+                             fact_sentence, latest_year, money, own_recall, possessive, resolver, same_row,
+                             trend_sentence, who)
+from rag.metrics import Computation, compute, without_definition
 from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.statements import statement_of_title
 from rag.answer.model import Answer, Evidence
@@ -28,11 +26,11 @@ from rag.answer.verify import numbers, quote_in, verify
 from rag.config import Settings
 from rag.domain import years_of
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
+from rag.retrieve.facts import FactBook
+from rag.retrieve.measure import _terms as lead_terms
+from rag.retrieve.measure import Ask, asked, asks_figure, demands_figure, strip_instructions, synonyms
 from rag.retrieve.pipeline import Retrieval
 
-_NARRATIVE = re.compile(r"\b(agenda|nature|purpose|reasons?|impact|strategy|strategies|risks?|description|summary|role|"
-                        r"policy|policies|approach|outlook|focus|highlights?|business|industry|products?|customers?|"
-                        r"events?|acquisitions?|plans?|goals?|targets?|initiatives?|drivers?|factors?)\b", re.I)
 # a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
 _RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|multiple)\b|\b(receivables?|payables?|working capital|fixed asset) "
                           r"turnover\b|\breturn on [\w ]+?\b(equity|capital|investment)\b|\b(dividend|earnings) yield\b",
@@ -86,19 +84,20 @@ def _refused(t0: float, r: Retrieval, message: str, **kw) -> Answer:
     return a
 
 
-def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentMeta], issuers=None) -> Answer:
+def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -> Answer:
+    """The answer from what retrieval found: its passages and the facts its Facts stage fetched (`r.book`); no
+    store call."""
     t0 = time.perf_counter()
     it = r.intent
-    ask = Ask.of(it)
+    ask = asked(it)
     by_id = {d.document_id: d for d in docs}
-    refusal = _before(store, r, ask, docs, issuers)
+    refusal = _before(r, ask, docs)
     if refusal:
         return _refused(t0, r, refusal, nearest=not refusal.startswith("no document in the library"))
     top = max((c.final for c in r.chunks), default=1.0) or 1.0
     retrieved = {c.chunk_id: max(c.final, 0.0) / top for c in r.chunks}
     chunks = {c.chunk_id: c for c in r.chunks}
-    scope = scope_documents(ask, r.chunks, docs)
-    lead, missing_note = _lead(store, r, ask, scope, by_id, retrieved)
+    lead, missing_note = _lead(r, ask, by_id, retrieved)
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
     papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
     if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
@@ -115,9 +114,9 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     lead = judged.lead if judged.lead is not None else lead
     if lead is not None and judged.fit is not None:
         lead.fit = judged.fit
-    _fetch_chunks(store, lead, chunks, by_id)
+    _fetch_chunks(r.book, lead, chunks, by_id)
     marks = _Markers(chunks)
-    row_units = _row_units(store, [u for u in scored_units[:12] if u.kind == "row"])
+    row_units = _row_units(r.book, [u for u in scored_units[:12] if u.kind == "row"])
     paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units, judged.sentence,
                               judged.chart, judged.fit)
     if not paragraphs:
@@ -126,7 +125,7 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
     unknown = _RATIO_WORDS.search(strip_instructions(it.question)) if ask.metric is None else None
     if missing_note is None and unknown and (lead is None or lead.kind == "sentence"):
         missing_note = (f"'{unknown.group(0)}' is not among the metrics this assistant computes "
-                        "(rag/answer/data/metrics.tsv); the figures the documents give are above")
+                        "(rag/data/metrics.tsv); the figures the documents give are above")
     if missing_note and (lead is None or lead.kind == "sentence"):
         text += f"\n\n*Not computed:* {missing_note}."
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
@@ -137,8 +136,24 @@ def offline_answer(store, r: Retrieval, settings: Settings, docs: list[DocumentM
         label = next((e.document for e in a.evidence), judged.chart.file_name)
         a.figures = [PlacedFigure.of(judged.chart, label, 0)] + a.figures[:2]
     _verify_and_score(a, lead, r)
+    a.candidate = _candidate(lead, a)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
+
+
+def _candidate(lead: Lead | None, a: Answer) -> list[str]:
+    """The value(s) the lead gives for the asked measure, entity and period, as printed; none when the lead is a
+    sentence, a results table's rows, not verified, or about another entity, measure or period."""
+    if lead is None or not lead.verified or "mismatch" in lead.checks.values():
+        return []
+    if lead.kind == "fact":
+        return [lead.facts[0].raw]
+    if lead.kind == "compare" and lead.parts:
+        return [p.facts[0].raw for p in lead.parts if p.facts]
+    if lead.kind == "metric" and a.answer:
+        first = numbers(a.answer.split("\n", 1)[0])
+        return [first[0].raw] if first else []
+    return []
 
 
 @dataclass
@@ -163,7 +178,7 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
     words = it.company_names + it.company_terms + [c.replace("-", " ") for c in it.companies]
     judge = Judge(embedder, strip_instructions(it.rewritten), list(ask.companies), words, list(ask.years), docs,
                   named=ask.named)
-    kind = answer_type(strip_instructions(it.rewritten), asks_figure(it, ask))
+    kind = ask.answer_type
     if lead is not None and lead.kind != "sentence":
         if lead.kind != "fact" or not lead.facts or kind not in ("quantity", "count", "share"):
             return Judged()
@@ -283,40 +298,16 @@ def _nothing_fits(judge: Judge, ranked: list[Typed], ask: Ask, docs: dict[int, D
     return msg
 
 
-def asks_figure(it, ask: Ask) -> bool:
-    """The question wants a figure: how much / how many, a metric, or what a measure was in a period."""
-    q = strip_instructions(it.question)
-    return bool(it.wants_number or it.asks_quantity or ask.metric or (
-        ask.years and not it.explain and (re.match(r"\s*what (is|was|were)\b", q, re.I) or _TERSE.match(q))))
-
-
-# "Adobe Digital Experience segment revenue, fiscal 2021?": a measure and a period, no question word
-_TERSE = re.compile(r"(?!\s*(?:what|how|why|which|who|whom|where|when|does|did|do|is|are|was|were|has|have|can|could|"
-                    r"should|would|will|describe|explain|list|summari[sz]e|compare|show|tell|give|provide|discuss)\b)"
-                    r"\s*[\w&'’.\- ]{3,80}(?:,|\bin\b|\bfor\b)?\s*(?:fiscal|fy|q[1-4]|\d{4})", re.I)
-
-
-def demands_figure(it, ask: Ask) -> bool:
-    """A figure and nothing else answers: how much / how many, a metric, a figure-word question — not 'which …',
-    not 'why …' (those are answered in words, and a passage can answer them)."""
-    q = strip_instructions(it.question)
-    if it.explain or re.match(r"\s*(which|who|whom|where|why|describe|explain|list)\b", q, re.I):
-        return False
-    if it.asks_quantity or ask.metric or it.wants_number:
-        return True
-    # "What was X's <measure> in <period>?" wants a figure, unless the measure is a thing described in words
-    return bool(ask.years and re.match(r"\s*what (is|was|were)\b", q, re.I) and not _NARRATIVE.search(q))
-
-
 def _who(ask: Ask, docs: list[DocumentMeta]) -> str:
     names = sorted({d.company for d in docs if d.company_key in ask.companies and d.company})
     return ", ".join(names)
 
 
-def _before(store, r: Retrieval, ask: Ask, docs: list[DocumentMeta], issuers) -> str | None:
-    """Refusals that need no search of the facts: a company that is not in the library, a period not covered."""
-    if issuers is not None:
-        unknown = answerable.unknown_entities(store, r.intent, issuers, docs)
+def _before(r: Retrieval, ask: Ask, docs: list[DocumentMeta]) -> str | None:
+    """Refusals before any fact is judged: a company that is not in the library, a period not covered (both found
+    by the Facts stage)."""
+    if r.book.unknown is not None:
+        unknown = r.book.unknown
         # a name the documents mention (a model in a paper, a partner in a filing) is refused only when a company's
         # figure is asked and the passages found are a company's reports, not papers
         # a name the passages mention (a segment, a brand, a subsidiary: "Sam's Club") is not refused here: the
@@ -327,46 +318,44 @@ def _before(store, r: Retrieval, ask: Ask, docs: list[DocumentMeta], issuers) ->
             u = unknown[0]
             return (f"no document in the library is about {u.name}" +
                     (" (it is only mentioned in passing)" if u.mentioned else ""))
-    return answerable.uncovered_period(store, ask, r.intent, docs, r.chunks)
+    return answerable.uncovered_period(ask, docs, r.book)
 
 
-def _lead(store, r: Retrieval, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
+def _lead(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta],
           retrieved: dict[int, float]) -> tuple[Lead | None, str | None]:
     """The figure that answers: a ratio the filing prints, else the metric computed from its inputs, else the
     best table fact; with why not, when none. A question that asks why gets the figure after the explanation."""
+    scope = r.book.scope
     if not scope:
         return None, None
     # a comparison of companies on a measure wants each one's figure
     numeric = asks_figure(r.intent, ask) or (len(ask.companies) > 1 and not r.intent.explain)
-    years = sorted(set(ask.years) | {y - 1 for y in ask.years} | {y + 1 for y in ask.years if ask.dated and ask.span}) \
-        if ask.years else None
-    facts = store.match_facts(ask.query, document_ids=scope, fiscal_years=years, match_count=400) \
-        if ask.query else []
+    facts = r.book.measure
     lead, note = None, None
     if len(ask.companies) <= 1:  # named rows of one table compared (methods, models, sites): their cells
-        rows = _rows_lead(store, r, ask, retrieved)
+        rows = _rows_lead(r, retrieved)
         if rows is not None:
             return rows, None
     if len(ask.companies) > 1:  # a comparison: each company's own figure
-        leads = [_company_lead(store, facts, replace(ask, companies=[c]), scope, docs, retrieved, numeric)
+        leads = [_company_lead(r.book, facts, replace(ask, companies=[c]), scope, docs, retrieved, numeric)
                  for c in ask.companies]
         found = [l for l, _ in leads if l is not None]
         lead = _joined(found) if len(found) == len(leads) else None
         note = next((n for _, n in leads if n), None)
     else:
-        lead, note = _company_lead(store, facts, ask, scope, docs, retrieved, numeric)
+        lead, note = _company_lead(r.book, facts, ask, scope, docs, retrieved, numeric)
     if lead is not None and r.intent.explain:
         lead.after_explanation = True
     return lead, note
 
 
-def _rows_lead(store, r: Retrieval, ask: Ask, retrieved: dict[int, float]) -> Lead | None:
+def _rows_lead(r: Retrieval, retrieved: dict[int, float]) -> Lead | None:
     """Each named row's cells, when the question compares things that are rows of one retrieved table."""
     question = strip_instructions(r.intent.question)
     if not sides(question):
         return None
     top = [c.chunk_id for c in r.chunks[:5]]
-    pick = compare_rows(question, store.match_facts(chunk_ids=top, match_count=400), retrieved)
+    pick = compare_rows(question, r.book.of_chunks(top, 400), retrieved)
     if pick is None:
         return None
     # a results table has no company or period to check: each side is a row of it, and the measure a column
@@ -374,7 +363,7 @@ def _rows_lead(store, r: Retrieval, ask: Ask, retrieved: dict[int, float]) -> Le
     return Lead([], pick.facts, "rows", checks, parts=[], rows=pick)
 
 
-def _company_lead(store, facts: list[Fact], ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
+def _company_lead(book: FactBook, facts: list[Fact], ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
                   retrieved: dict[int, float], numeric: bool) -> tuple[Lead | None, str | None]:
     note = None
     if ask.metric is not None:
@@ -382,7 +371,7 @@ def _company_lead(store, facts: list[Fact], ask: Ask, scope: list[int], docs: di
         if printed is not None and (printed.facts[0].unit == "%") == (ask.metric.unit == "%") and not ask.change:
             return printed, None  # the filing prints the ratio itself
         mine = [i for i in scope if not ask.companies or (docs.get(i) and docs[i].company_key in ask.companies)]
-        lead, note = _metric_lead(store, ask, mine, docs, retrieved)
+        lead, note = _metric_lead(book, ask, mine, docs, retrieved)
         if lead is not None:
             return lead, None
     return _best_of(facts, ask, retrieved, docs, numeric), note
@@ -447,12 +436,11 @@ def _fact_lead(best: Scored, facts: list[Fact], ask: Ask, docs: dict[int, Docume
     return lead
 
 
-def _metric_lead(store, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta], retrieved: dict[int, float]
-                 ) -> tuple[Lead | None, str | None]:
+def _metric_lead(book: FactBook, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
+                 retrieved: dict[int, float]) -> tuple[Lead | None, str | None]:
     metric = ask.metric
     assert metric is not None
-    span = list(range(min(ask.years), max(ask.years) + 1)) if ask.years else None
-    resolve = resolver(store, scope, docs, retrieved, ask.quarter, set(ask.terms), span)
+    resolve = resolver(lambda item: book.item_facts(item, scope), docs, retrieved, ask.quarter, set(ask.terms))
     years = list(ask.years)
     average = bool(_AVERAGE.search(without_definition(ask.question))) and len(years) >= 2
     if metric.defined and (metric.averaged or metric.changed) and years:
@@ -569,23 +557,22 @@ def _figure_in(sentence: str) -> bool:
                if not re.fullmatch(r"\d{1,2}", m.strip("., ")) or "%" in m)
 
 
-def _fetch_chunks(store, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta]) -> None:
-    """The passages of the lead's facts that the search did not return."""
+def _fetch_chunks(book: FactBook, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta]
+                  ) -> None:
+    """The passages of the lead's facts that the search did not return (the Facts stage fetched them)."""
     if lead is None:
         return
-    need = [f.chunk_id for f in lead.facts if f.chunk_id is not None and f.chunk_id not in chunks]
-    if need:
-        for h in store.chunks_by_id(list(dict.fromkeys(need))):
-            c = Candidate.of(h, docs.get(h.document_id))
-            chunks[c.chunk_id] = c
+    for cid in dict.fromkeys(f.chunk_id for f in lead.facts if f.chunk_id is not None and f.chunk_id not in chunks):
+        h = book.chunks[cid]
+        chunks[cid] = Candidate.of(h, docs.get(h.document_id))
 
 
-def _row_units(store, rows: list[extractive.Unit]) -> dict[str, str]:
+def _row_units(book: FactBook, rows: list[extractive.Unit]) -> dict[str, str]:
     """A quoted table row's unit, from its facts: 'USD millions', 't CO2e', 'GJ'."""
     if not rows:
         return {}
     out: dict[str, str] = {}
-    for f in store.match_facts("", chunk_ids=list(dict.fromkeys(u.c.chunk_id for u in rows)), match_count=2000):
+    for f in book.of_chunks(list(dict.fromkeys(u.c.chunk_id for u in rows)), 2000):
         if f.row_text in out or f.unit == "%" or f.is_change:
             continue
         scale = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(f.scale, "")

@@ -14,10 +14,11 @@ from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Refusal
 from rag.retrieve.contract import result_json, search_json
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.search import SearchFilters
-from rag.retrieve.stages import STAGES, SUB_SEARCH, Stage, State, dynamic_k
+from rag.retrieve.facts import FactBook, gather
+from rag.retrieve.stages import STAGES, SUB_SEARCH, Facts, Stage, State, dynamic_k
 from rag.retrieve.trace import Trace
 
-__all__ = ["Retrieval", "dynamic_k", "retrieve", "sub_search"]
+__all__ = ["Retrieval", "dynamic_k", "refresh_facts", "retrieve", "sub_search"]
 
 
 @dataclass
@@ -32,7 +33,12 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
     threshold: float | None = None  # the relevance threshold applied (None when a stage before it refused)
     state: State | None = field(default=None, repr=False)  # for a plan's sub-searches
-    facts: list[Fact] = field(default_factory=list)  # the chosen passages' table facts (the Facts stage)
+    book: FactBook = field(default_factory=FactBook)  # the facts the answer may judge (the Facts stage)
+
+    @property
+    def facts(self) -> list[Fact]:
+        """The chosen passages' table facts."""
+        return self.book.passages
 
     @property
     def refused(self) -> bool:
@@ -73,7 +79,7 @@ def _result(s: State, t0: float) -> Retrieval:
     return Retrieval(s.question, s.intent, [] if s.refusal else s.chosen, [] if s.refusal else s.figures, s.trace,
                      s.refusal, s.candidates,
                      {"total": round((time.perf_counter() - t0) * 1000, 1), **s.trace.timings()}, s.threshold, s,
-                     [] if s.refusal else s.facts)
+                     FactBook() if s.refusal else s.book)
 
 
 def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | None = None,
@@ -84,6 +90,18 @@ def retrieve(store, embedder: Embedder, question: str, cfg: RetrievalSettings | 
     s = State(question, store, embedder, cfg or RetrievalSettings(), docs, filters or SearchFilters(),
               list(history or []))
     return _result(run_stages(STAGES, s), t0)
+
+
+def refresh_facts(r: Retrieval) -> None:
+    """The Facts stage again, for the passages a plan gathered after the first search (its sub-searches' chunks
+    joined the first search's): a trace entry of its own."""
+    if r.state is None or r.refused:
+        return
+    s = r.state
+    with r.trace.stage(f"{Facts.name} (after the plan)", Facts, len(r.chunks)) as entry:
+        r.book = gather(s.store, r.intent, r.chunks, s.docs, s.issuers, s.cfg.max_facts)
+        entry.n_out = len(r.book.passages)
+        entry.notes = {"fetched": r.book.counts()}
 
 
 def sub_search(first: Retrieval, filters: SearchFilters) -> Retrieval:

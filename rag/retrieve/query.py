@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from rag.domain import FORM_NAMES, is_form_name, is_period_token, periods_in, years_of
 from rag.issuers import Issuers
@@ -210,6 +211,8 @@ class QueryIntent:
     annual: bool = False  # a year's or a history's figures: documents that report whole years
     history: bool = False  # several years' figures ("historically", "trend"): the annual reports that show them
     followup: bool = False
+    # what it asks for the facts (rag/retrieve/measure.Ask: measure, unit class, answer type, parts), read once
+    measure: Any = field(default=None, repr=False, compare=False)
 
     @property
     def target_year(self) -> int | None:
@@ -235,7 +238,10 @@ class QueryIntent:
         return [Entity(company=c, year=y) for c in companies for y in years]
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
+        out = {k: v for k, v in self.__dict__.items() if k != "measure"}
+        if self.measure is not None:
+            out["measure"] = self.measure.to_dict()
+        return out
 
 
 def understand(question: str, known_companies: Issuers | dict[str, str] | None = None,

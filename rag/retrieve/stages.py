@@ -19,9 +19,11 @@ from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.issuers import Issuers, issuers_of
-from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Hit, Refusal
+from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
+from rag.retrieve.facts import FactBook, gather
+from rag.retrieve.measure import asked
 from rag.retrieve.query import (
     STATEMENT_OF_WORD,
     STATEMENT_QUERIES,
@@ -62,7 +64,7 @@ class State:
     passed: list[Candidate] = field(default_factory=list)
     chosen: list[Candidate] = field(default_factory=list)
     figures: list[FigureHit] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)  # the table facts of the chosen passages
+    book: FactBook = field(default_factory=FactBook)  # the facts the answer may judge (the Facts stage)
     refusal: Refusal | None = None
     issuers: Issuers | None = None  # the issuers of the documents searched, with every name they go by
     threshold: float | None = None  # the relevance threshold applied
@@ -91,11 +93,13 @@ class Understand:
     def run(self, s: State) -> State | Refusal:
         s.issuers = s.issuers or issuers_of(s.store, s.docs)
         it = s.intent = understand(s.question, s.issuers, s.history)
+        ask = asked(it)  # what it asks for the facts, read here once (rag/retrieve/measure.py)
         s.entry.notes = {"rewritten": it.rewritten, "companies": it.companies, "years": it.years,
                          "quarters": it.quarters, "doc_types": it.doc_types, "latest": it.latest,
                          "compare": it.compare, "target_sections": it.target_sections,
                          "related_sections": it.related_sections, "statement": it.statement_words,
-                         "dates": it.dates, "explain": it.explain, "annual": it.annual}
+                         "dates": it.dates, "explain": it.explain, "annual": it.annual,
+                         "measure": ask.to_dict()}
         return s
 
 
@@ -538,15 +542,17 @@ class Figures:
 
 
 class Facts:
-    """The table facts of the chosen passages (every cell, with its label path, period and unit, read at ingestion):
-    the typed candidates the answer judges (`rag/answer/fit.py`)."""
+    """Every fact the answer may judge, fetched once (`rag/retrieve/facts.py`): the chosen passages' table facts (the
+    typed candidates of `rag/answer/fit.py`), the measure's facts in the documents that may answer, a named metric's
+    inputs, the names and years no document covers, and the passages of those facts. The answer layer reads the store
+    through nothing else."""
     name = "facts"
 
     def run(self, s: State) -> State | Refusal:
         s.entry.n_in = len(s.chosen)
-        s.facts = s.store.match_facts(chunk_ids=[c.chunk_id for c in s.chosen], match_count=s.cfg.max_facts) \
-            if s.chosen else []
-        s.entry.n_out = len(s.facts)
+        s.book = gather(s.store, s.it, s.chosen, s.docs, s.issuers, s.cfg.max_facts)
+        s.entry.n_out = len(s.book.passages)
+        s.entry.notes = {"asked": s.it.measure.to_dict() if s.it.measure else None, "fetched": s.book.counts()}
         return s
 
 

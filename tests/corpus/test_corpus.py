@@ -105,7 +105,7 @@ def test_search_finds_the_evidence_page(corpus_store, embedder, question, doc, p
      "2,296,953"),
 ])
 def test_extractive_answer_cites_the_page_and_verifies_numbers(corpus_store, embedder, question, doc, pages, number):
-    from rag.answer import answer
+    from rag.assistant import answer
 
     store, _ = corpus_store
     a = answer(store, embedder, question)
@@ -120,7 +120,7 @@ def test_extractive_answer_cites_the_page_and_verifies_numbers(corpus_store, emb
 @pytest.mark.parametrize("question", ["What were AMD's Scope 1 greenhouse gas emissions in 2022?",
                                       "What score does XYLayoutLM achieve on DocVQA?"])
 def test_extractive_answer_refuses_unanswerable_questions(corpus_store, embedder, question):
-    from rag.answer import answer
+    from rag.assistant import answer
 
     store, _ = corpus_store
     a = answer(store, embedder, question)
@@ -258,7 +258,7 @@ def test_table_facts_of_an_esg_report_and_a_quarterly_filing():
 def test_named_rows_of_a_papers_results_table_are_compared(clean_store, ingest, embedder):
     """A paper's results table whose header names its measures ("Method Precision Recall F1") without column gaps:
     the question compares two of its rows, and the answer's first sentence gives both rows' cells by name."""
-    from rag.answer import answer
+    from rag.assistant import answer
 
     assert ingest(corpus_or_skip("papers", "pasa_arxiv.pdf")).ok
     a = answer(clean_store, embedder, "How does PaSa's Selector compare with GPT-4o at judging whether a paper "

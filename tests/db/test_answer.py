@@ -2,13 +2,16 @@
 (the LLM API is the one remote service that cannot run here), verification, SQL questions, export, CLI."""
 
 import json
+import tempfile
+from pathlib import Path
 
 import pytest
 from fake_llm import FakeLLM
 
-from rag.answer import answer, confidence
+from rag.answer import confidence
+from rag.assistant import answer
 from rag.answer.export import to_markdown
-from rag.answer.structured import sql_answer
+from rag.assistant.structured import sql_answer
 from rag.config import Settings
 from rag.sqlguard import SqlRejected, run_readonly
 
@@ -29,6 +32,8 @@ def acme(clean_store, ingest, pdfs, tmp_path):
 def _llm(fake, **kw) -> Settings:
     s = Settings()
     s.llm.base_url = fake.base_url
+    # the formats each fake server accepted (one port each), kept out of the repository's folder
+    s.llm.formats_file = Path(tempfile.gettempdir()) / "rag-test-llm-formats.json"
     s.llm.timeout_s = kw.pop("timeout_s", 5)
     s.llm.tools = kw.pop("tools", False)
     for k, v in kw.items():
@@ -114,13 +119,67 @@ def test_llm_answer_is_verified_and_streamed(acme, embedder):
     with FakeLLM([{"content": json.dumps(reply)}]) as fake:
         a = answer(acme, embedder, Q, _llm(fake), on_token=tokens.append)
         sent = fake.requests[0]
-    assert a.mode == "llm" and a.unsupported == [] and a.numbers_verified == a.numbers_total == 1
+    assert a.mode == "llm" and a.unsupported == [] and a.numbers_verified == a.numbers_total == 1, (a.message, a.unsupported)
     assert a.evidence[0].verified and a.evidence[0].pages == [_page_of_capex(acme)]
     assert "".join(tokens) == json.dumps(reply)  # streamed to the caller
     user = sent["messages"][1]["content"]
     assert user.index("Evidence:") < user.index("Question:")  # evidence first, then the question
     assert "Acme Widgets 10-K FY2022, p." in user  # readable sources, not file names
     assert sent["response_format"]["type"] == "json_schema"
+
+
+def test_an_llm_lead_with_another_rows_figure_is_not_used(acme, embedder):
+    """Code picks the number: 1,400 is printed in the cited passage (the 2021 column), but the figure for the asked
+    measure, entity and period is 1,577, so the model's sentence does not lead (issue 33, point 11)."""
+    reply = {"answer": "Acme Widgets spent $1,400 million on property, plant and equipment in 2022 [1].",
+             "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E)"}],
+             "inferred": "", "insufficient": False}
+    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+    assert a.mode == "llm-fallback" and "1,577" in a.message and "1,577 million in FY2022" in a.answer
+    assert any("1,400" in u["sentence"] and u["action"] == "dropped" for u in a.unsupported)
+
+
+def test_a_right_sentence_without_a_marker_or_a_citation_is_cited_by_its_value(acme, embedder):
+    reply = {"answer": "Acme Widgets spent $1,577 million on property, plant and equipment in 2022.",
+             "citations": [], "inferred": "", "insufficient": False}
+    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+    assert a.mode == "llm" and a.answer.startswith("Acme Widgets spent $1,577 million") and a.answer.rstrip().endswith("]")
+    assert a.evidence and a.evidence[0].pages == [_page_of_capex(acme)] and a.numbers_verified == 1
+
+
+def test_the_prompts_template_text_never_reaches_an_answer(acme, embedder):
+    reply = {"answer": "Acme Widgets spent $1,577 million on property, plant and equipment in 2022 [1].",
+             "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E) | (1,577)"}],
+             "inferred": "<inferences, or empty>", "insufficient": False}
+    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
+        a = answer(acme, embedder, Q, _llm(fake))
+    assert a.mode == "llm" and "1,577" in a.answer
+    assert "<" not in a.answer and "Inferred" not in a.answer and "empty" not in a.answer
+
+
+def test_the_response_format_is_detected_once_per_server_not_once_per_process(tmp_path):
+    """A server that rejects json_schema is asked with it once: the format that worked is kept in the formats file,
+    and a new process (its in-memory cache empty) starts from it."""
+    from rag.answer import llm, prompts
+
+    saved = tmp_path / "llm_formats.json"
+    reply = json.dumps({"answer": "Insufficient data: nothing.", "citations": []})
+    with FakeLLM([{"content": reply, "reject": ["json_schema"]}, {"content": reply}]) as fake:
+        cfg = _llm(fake).llm
+        llm.chat(cfg, [{"role": "user", "content": "q"}], prompts.ANSWER_SCHEMA, formats_file=saved)
+        llm._FORMAT_CACHE.clear()  # what a new process starts with
+        llm.chat(cfg, [{"role": "user", "content": "q"}], prompts.ANSWER_SCHEMA, formats_file=saved)
+        sent = [r.get("response_format", {}).get("type") for r in fake.requests]
+    assert sent == ["json_schema", "json_object", "json_object"]
+    assert json.loads(saved.read_text()) == {f"{fake.base_url} {cfg.model}": "json_object"}
+
+
+def test_the_readme_and_the_defaults_agree_on_tool_calls():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert Settings().llm.tools is False
+    assert "(`RAG_LLM__TOOLS=false`, the default)" in readme and "multi-step tool calls (default off" in readme
 
 
 def test_llm_inventions_are_caught(acme, embedder):
@@ -250,7 +309,7 @@ def test_sql_questions_run_read_only_as_a_role_without_write_grants(acme):
 
 def test_export_markdown_has_citations_quotes_pages_and_figures(acme, embedder):
     a = answer(acme, embedder, "How did Acme Widgets' net sales develop in 2022? Show the chart.")
-    md = to_markdown(a, acme)
+    md = to_markdown(a, acme.figure_image)
     assert "## Sources" in md and "[1] Acme Widgets 10-K" in md and "> " in md
     assert a.figures and "data:image/png;base64," in md
     assert a.figures[0].after_paragraph < len(a.paragraphs)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import answer
+from rag.assistant import answer
 from rag.eval_answers import lead_sentence
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "northwind_sustainability_report_2023.pdf"
@@ -56,3 +56,33 @@ def test_every_answer_says_what_its_confidence_read(northwind, embedder):
     assert "34.9" in lead_sentence(a.answer)
     assert a.signals["kind"] and 0.0 <= a.signals["p_right"] <= 1.0
     assert any("estimated chance of being right" in r for r in a.reasons)
+
+
+def test_the_facts_stage_fetches_what_the_answer_judges_with_its_own_trace_entry(northwind, embedder):
+    """The question is read once (the Understand stage's measure); the Facts stage fetches the measure's facts in
+    the documents that may answer, and says what it read in the trace (issue 33, point 3)."""
+    from rag.retrieve.pipeline import retrieve
+
+    r = retrieve(northwind, embedder, "How much energy did Northwind use altogether in 2022?")
+    assert r.intent.measure is not None and r.intent.measure.years == [2022]
+    understood = next(t for t in r.trace.to_list() if t["stage"] == "query understanding")
+    assert understood["notes"]["measure"]["years"] == [2022]
+    assert any(f.raw.startswith("219.8") and f.fiscal_year == 2022 for f in r.book.measure)
+    facts = next(t for t in r.trace.to_list() if t["stage"] == "facts")
+    assert facts["notes"]["asked"]["answer_type"] == "quantity"
+    assert facts["notes"]["fetched"]["passages"] == len(r.book.passages) > 0
+
+
+def test_the_answer_layer_answers_from_what_retrieval_gathered(northwind, embedder):
+    """offline_answer takes the retrieval and the documents, not the store: its figure comes from the Facts stage's
+    book (a year no document covers is found there too)."""
+    from rag.answer.offline import offline_answer
+    from rag.config import Settings
+    from rag.retrieve.pipeline import retrieve
+
+    docs = northwind.list_documents()
+    r = retrieve(northwind, embedder, "How many people did Northwind Dairy employ at the end of 2023?", documents=docs)
+    assert "1,284" in lead_sentence(offline_answer(r, Settings(), docs).answer)
+    r = retrieve(northwind, embedder, "What were Northwind's Scope 1 emissions in 2019?", documents=docs)
+    assert r.book.uncovered == [2019]
+    assert offline_answer(r, Settings(), docs).insufficient

@@ -41,7 +41,7 @@ def llama_server():
 
 
 def test_real_local_server_answers_through_the_llm_path(clean_store, ingest, embedder, pdfs, llama_server):
-    from rag.answer import answer
+    from rag.assistant import answer
     from rag.config import Settings
 
     assert ingest(pdfs["esg"]).ok

@@ -116,7 +116,7 @@ def test_hostile_titles_and_captions_are_escaped_in_the_markdown_export():
         quote='<img src=x onerror="alert(1)"> revenue $5', source="<iframe src=//evil></iframe> 10-K, p. 1")],
         figures=[PlacedFigure(figure_id=1, document="<svg onload=alert(1)>", file_name="x.pdf", document_id=1, page=1,
                               caption="![x](http://evil/t.png)", chunk_id=1, after_paragraph=0)])
-    md = to_markdown(a, store=None)
+    md = to_markdown(a, figure_image=None)
     for bad in ("<script", "<img", "<iframe", "<svg", "<b>", "](http://evil"):
         assert bad not in md, bad
 

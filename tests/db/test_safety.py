@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fake_llm import FakeLLM
 
-from rag.answer import answer
+from rag.assistant import answer
 from rag.config import Settings
 from rag.ingest.pdf import upload_name
 from rag.ingest.pipeline import ingest_file

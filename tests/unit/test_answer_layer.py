@@ -4,7 +4,7 @@ composition and the tools' schemas, on hand-built records."""
 import pytest
 from hand_built import cand, doc, figure
 
-from rag.answer import tools
+from rag.assistant import tools
 from rag.answer.extractive import compose, units_of
 from rag.answer.figure_choice import place_figures
 from rag.answer.finalize import Checks, confidence_policy, insufficient
@@ -161,7 +161,7 @@ def test_an_abbreviation_and_a_ticker_the_passages_never_write_do_not_sink_the_a
 
 
 def test_a_plural_stems_as_its_singular():
-    from rag.answer.extractive import _stem
+    from rag.words import stem as _stem
     assert _stem("employees") == _stem("employee") and _stem("revenues") == _stem("revenue")
     assert _stem("processes") == _stem("process") and _stem("businesses") == _stem("business")
 

@@ -1,10 +1,11 @@
-"""The answer's first sentence from table facts (rag/answer/lead.py) and computed metrics (rag/answer/metrics.py):
+"""The answer's first sentence from table facts (rag/answer/lead.py) and computed metrics (rag/metrics.py):
 what a question asks, which row answers it, how the sentence reads, and how a metric is computed and shown."""
 
 import pytest
 
-from rag.answer.lead import Ask, best_facts, compare_sentence, computation_sentences, fact_sentence, strip_instructions
-from rag.answer.metrics import compute, evaluate, label_rank, line_items, metric_of, metrics
+from rag.answer.lead import best_facts, compare_sentence, computation_sentences, fact_sentence
+from rag.retrieve.measure import Ask, strip_instructions
+from rag.metrics import compute, evaluate, label_rank, line_items, metric_of, metrics
 from rag.records import DocumentMeta, Fact
 from rag.retrieve.query import understand
 
@@ -180,7 +181,7 @@ def test_the_spelled_out_term_is_the_jargon_and_a_segment_table_is_a_part():
 
 
 def test_the_named_parts_a_question_asks_for():
-    from rag.answer.parts import breakdown_terms
+    from rag.parts import breakdown_terms
     company = {"adobe", "amcor", "kion", "3m", "best", "buy"}
     parts = lambda q: breakdown_terms(q, company)
     assert parts("How much revenue did Best Buy generate in Texas in fiscal 2023?") == ["Texas"]
@@ -212,7 +213,7 @@ def test_a_change_asked_is_said_in_percentage_points_for_a_rate_and_in_the_unit_
 
 
 def test_a_metric_the_question_defines_is_computed_from_its_definition():
-    from rag.answer.metrics import defined_metric, without_definition
+    from rag.metrics import defined_metric, without_definition
     dpo = defined_metric("What is Amazon's FY2017 DPO? DPO is defined as: 365 * (average accounts payable between "
                          "FY2016 and FY2017) / (FY2017 COGS + change in inventory between FY2016 and FY2017).")
     assert dpo is not None and dpo.defined and dpo.unit == "days"

@@ -100,3 +100,38 @@ def test_the_typed_modules_pass_mypy():
     """records, domain, retrieval and answers (the files listed under [tool.mypy] in pyproject.toml)."""
     r = subprocess.run([sys.executable, "-m", "mypy"], cwd=RAG.parent, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def _answer_layer_store_uses() -> list[str]:
+    """Where a module of rag/answer reads the store: a name or parameter called store, a call of a Store method, or
+    an import of the store or of the assistant that gathers the evidence."""
+    from rag.store import Store
+
+    methods = {m for m in vars(Store) if not m.startswith("_")} - {"close", "reader"}
+    found = []
+    for path in sorted((RAG / "answer").rglob("*.py")):
+        where = path.relative_to(RAG.parent)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.arg) and node.arg == "store" or isinstance(node, ast.Name) and node.id == "store" \
+                    or isinstance(node, ast.Attribute) and node.attr == "store":
+                found.append(f"{where}:{node.lineno} the name 'store'")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods:
+                found.append(f"{where}:{node.lineno} .{node.func.attr}()")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("rag.store", "rag.assistant")):
+                found.append(f"{where}:{node.lineno} imports {node.module}")
+    return found
+
+
+def test_the_answer_layer_never_reads_the_store():
+    """rag/answer writes the answer from what retrieval gathered (its passages, figures and the Facts stage's
+    FactBook); the store is read by the retrieval pipeline and the assistant's tools only (issue 33, point 3)."""
+    assert _answer_layer_store_uses() == []
+
+
+def test_the_store_check_sees_a_store_call(tmp_path, monkeypatch):
+    """The check above finds a store call when one is there (it reads rag/answer's files: a copy with one added)."""
+    fake = tmp_path / "rag"
+    (fake / "answer").mkdir(parents=True)
+    (fake / "answer" / "x.py").write_text("def f(book, ids):\n    return book.match_facts('', chunk_ids=ids)\n")
+    monkeypatch.setattr(sys.modules[__name__], "RAG", fake)
+    assert _answer_layer_store_uses() == ["rag/answer/x.py:2 .match_facts()"]

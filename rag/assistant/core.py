@@ -12,8 +12,8 @@ from rag.answer.finalize import insufficient
 from rag.answer.llm import LLMError
 from rag.language import not_english
 from rag.answer.model import Answer
-from rag.answer.plan import llm_plan, offline_plan
-from rag.answer.tools import ToolContext
+from rag.assistant.plan import llm_plan, offline_plan
+from rag.assistant.tools import ToolContext
 from rag.config import Settings
 from rag.records import DocumentMeta
 from rag.retrieve.pipeline import Retrieval
@@ -33,7 +33,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
                       "English.", confidence="insufficient_data", reasons=[f"question language: {lang}"])
     llm_on = bool(settings.llm.base_url) if use_llm is None else use_llm
     if llm_on and not (filters and filters.active):
-        from rag.answer.structured import is_structured, sql_answer
+        from rag.assistant.structured import is_structured, sql_answer
 
         if is_structured(question):  # about the collection itself: text → checked SQL
             return sql_answer(store, question, None, settings)
@@ -56,7 +56,7 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     t_ret = round((time.perf_counter() - t0) * 1000, 1)
 
     def offline() -> Answer:
-        return offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
+        return offline_answer(r, settings, ctx.docs)
 
     if r.refused or not r.chunks:
         a = insufficient(r)
@@ -88,7 +88,7 @@ def _tool_answer(ctx: ToolContext, on_token, client=None) -> Answer | None:
     r = got.retrieval
 
     def offline() -> Answer:
-        return offline_answer(ctx.store, r, settings, ctx.docs, r.state.issuers if r.state else None)
+        return offline_answer(r, settings, ctx.docs)
 
     if got.reply is None:  # out of steps: answer once from what was gathered
         a = llm_answer(r, settings, on_token, evidence=ctx.evidence, client=client, question=ctx.question,

@@ -16,11 +16,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from rag.answer import prompts, tools
+from rag.answer import prompts
+from rag.assistant import tools
 from rag.answer.llm import Rejected, llm_errors, make_client, parse_reply
-from rag.answer.tools import ToolContext
+from rag.assistant.tools import ToolContext
 from rag.domain import years_of
-from rag.retrieve.pipeline import Retrieval, sub_search
+from rag.retrieve.pipeline import Retrieval, refresh_facts, sub_search
 from rag.retrieve.search import SearchFilters
 
 _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|improv\w*|increas\w*|decreas\w*|"
@@ -41,11 +42,14 @@ def offline_plan(ctx: ToolContext) -> Retrieval:
     f = ctx.filters
     if r.refused or (f and (f.document_ids or f.companies)):
         return r
+    first = [c.chunk_id for c in r.chunks]
     for filters, label in _gaps(ctx, r)[: ctx.settings.answer.max_sub_searches]:
         t0 = time.perf_counter()
         sub = sub_search(r, filters)
         ctx.record("search_chunks", {"query": ctx.question, "filters": label}, t0, tools.summary(sub))
         _merge(r, sub, label, ctx.settings.answer.extra_per_sub_search)
+    if [c.chunk_id for c in r.chunks] != first:
+        refresh_facts(r)  # the facts of the passages the sub-searches added
     return r
 
 
@@ -129,7 +133,10 @@ def llm_plan(ctx: ToolContext, client=None) -> Gathered | None:
         if not ctx.evidence:
             return None
         last = ctx.search(ctx.question, ctx.filters)  # the model only computed: the question's own search frames it
+    was = [c.chunk_id for c in last.chunks]
     last.chunks = list(ctx.gathered.values()) or last.chunks
+    if [c.chunk_id for c in last.chunks] != was:
+        refresh_facts(last)
     return Gathered(last, reply)
 
 

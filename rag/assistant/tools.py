@@ -229,7 +229,8 @@ class Compute(Tool):
 
     def run(self, ctx: ToolContext, args: ComputeArgs) -> str:
         from rag.answer.lead import computation_sentences, latest_year, resolver
-        from rag.answer.metrics import compute, metric_of, metrics
+        from rag.retrieve.facts import item_facts
+        from rag.metrics import compute, metric_of, metrics
 
         m = metric_of(args.metric)
         if m is None:
@@ -237,7 +238,9 @@ class Compute(Tool):
         key = company_key(args.company) if args.company else None
         docs = [d for d in ctx.docs if key is None or d.company_key == key or (d.company_key or "").startswith(key)]
         by_id = {d.document_id: d for d in ctx.docs}
-        resolve = resolver(ctx.store, [d.document_id for d in docs], by_id, {})
+        ids = [d.document_id for d in docs]
+        years = [args.year] if args.year else None
+        resolve = resolver(lambda item: item_facts(ctx.store, item, ids, years), by_id, {})
         year = args.year or latest_year(resolve, m.inputs, range(2030, 1990, -1))
         c = compute(m, year, resolve) if year else None
         if c is None:

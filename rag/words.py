@@ -1,0 +1,33 @@
+"""The words of a question, a sentence or a table label, as the answer compares them: lower-cased, without stop
+words, stemmed (plural and singular alike). Retrieval reads the question with them and the answer matches with them."""
+
+from __future__ import annotations
+
+import re
+
+STOP = set("""a an the of in on for to and or by with from at as is are was were be been being what which who whom
+how much many does did do has have had this that these those it its their there than then into over under per
+about between during any all each was were will would can could should may might give answer question using use
+based primarily information shown provided details relying response please state explain why if not company like
+fy fiscal year years usd millions billions million billion total amount""".split())
+
+
+def terms(text: str, stop: set[str] = STOP) -> list[str]:
+    out = []
+    for w in re.findall(r"[a-z][a-z0-9&'\-]*", text.lower()):
+        w = w.strip("'-")
+        if len(w) < 3 or w in stop:
+            continue
+        out.append(stem(w))
+    return out
+
+
+def stem(w: str) -> str:
+    for suf in ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "es", "ed", "s"):
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            if suf == "es" and not re.search(r"(?:s|x|z|ch|sh)es$", w):
+                return w[:-1]  # "employees" is "employee" (as its singular stems), "processes" is "process"
+            if suf == "s" and w.endswith(("ss", "us", "is")):
+                return w  # "process", "status", "analysis" are not plurals
+            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+    return w
