@@ -242,9 +242,34 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         e.verified = quote_matches(e.quote, e.text) if e.quote else False
     verify_and_score(a, r, settings.answer, [], dropped=len([u for u in unsupported if u.get("action") == "dropped"]),
                      extra_text="\n".join(computed))
+    _as_sure_as_code(a, base)
     a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
+
+
+_LEVELS = ("insufficient_data", "low", "medium", "high")
+
+
+def _as_sure_as_code(a: Answer, base: Answer | None) -> None:
+    """An LLM answer is never surer than the offline answer's checks. Its numbers are verified as printed in a
+    passage; that they are the figure for the asked measure, entity and period is what the offline answer's
+    calibrated confidence (rag/answer/confidence.py) measures. So: the offline answer's confidence when the model's
+    lead gives the figure code found (the same figure, the same checks), else the lower of the two."""
+    if base is None:
+        a.confidence = min(a.confidence, "low", key=_LEVELS.index)
+        a.reasons.insert(0, "no offline answer to check the model's figures against: at most low")
+        return
+    if base.candidate:
+        a.confidence, a.signals = base.confidence, dict(base.signals)
+        a.reasons = [f"the model's first sentence gives the figure code found ({', '.join(base.candidate)}): the "
+                     f"offline answer's confidence"] + base.reasons
+        return
+    cap = "low" if base.insufficient else base.confidence  # the model answered where the offline answer refused
+    if _LEVELS.index(cap) < _LEVELS.index(a.confidence):
+        a.confidence = cap
+        a.reasons.insert(0, f"no figure picked by code for the model's answer: at most the offline answer's "
+                            f"confidence ({cap})")
 
 
 def _used(computed: list[str], text: str) -> list[str]:

@@ -9,7 +9,8 @@ from typing import Any
 from rag.answer.labels import document_label, source_label
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import QueryIntent
-from rag.retrieve.stages import Budget, Candidates, Coverage, Diversify, Figures, ScopeAndFilters, Threshold
+from rag.retrieve.stages import (Budget, Candidates, Coverage, Diversify, Facts, Figures, ScopeAndFilters,
+                                 Threshold)
 
 
 def _join(xs) -> str:
@@ -82,6 +83,12 @@ def _did(s: Any) -> str:
         return f"{n.get('used', 0)} of {n.get('context_chars', 0)} characters"
     if s.kind is Figures:
         return f"{s.n_out or 0} figure(s) linked or matched"
+    if s.kind is Facts:
+        got = n.get("fetched") or {}
+        asked = n.get("asked") or {}
+        what = f"'{asked['measure']}' ({asked.get('answer_type')}): " if asked.get("measure") else ""
+        return (what + f"{got.get('passages', 0)} facts of the passages, {got.get('measure', 0)} of the measure in "
+                f"{got.get('scope', 0)} document(s), {got.get('items', 0)} of a metric's inputs")
     return ""
 
 

@@ -33,6 +33,7 @@ class FactBook:
     passages: list[Fact] = field(default_factory=list)
     measure: list[Fact] = field(default_factory=list)
     scope: list[int] = field(default_factory=list)  # the documents whose facts may answer
+    chosen: list[int] = field(default_factory=list)  # the chunks whose facts `passages` holds
     items: dict[tuple[str, tuple[int, ...]], list[Fact]] = field(default_factory=dict)  # (item, documents) → facts
     unknown: list[Unknown] | None = None  # None: not checked (no issuers known)
     uncovered: list[int] = field(default_factory=list)  # asked years no evidence of the asked issuer covers
@@ -60,24 +61,60 @@ def gather(store, intent: QueryIntent, chosen: list[Candidate], docs: list[Docum
            max_facts: int) -> FactBook:
     """Everything the answer may judge for this question and these chosen passages."""
     ask = asked(intent)
-    book = FactBook()
+    book = FactBook(chosen=[c.chunk_id for c in chosen])
     if chosen:
-        book.passages = store.match_facts(chunk_ids=[c.chunk_id for c in chosen], match_count=max_facts)
+        book.passages = store.match_facts(chunk_ids=book.chosen, match_count=max_facts)
     book.scope = scope_documents(ask, chosen, docs)
+    _scoped(store, book, ask, docs)
+    if issuers is not None:
+        book.unknown = unknown_entities(store, intent, issuers, docs)
+    book.uncovered = uncovered_years(store, ask, intent, docs, chosen)
+    _passages_of_facts(store, book)
+    return book
+
+
+def regather(store, book: FactBook, intent: QueryIntent, chosen: list[Candidate], docs: list[DocumentMeta],
+             max_facts: int) -> FactBook:
+    """The book for the passages a plan gathered (its sub-searches' chunks joined the first search's): what depends
+    on the passages is read again, for the new ones only; the rest is kept. The same book as `gather` gives."""
+    ask = asked(intent)
+    ids = [c.chunk_id for c in chosen]
+    new = FactBook(chosen=ids, unknown=book.unknown, chunks=dict(book.chunks))
+    added = [i for i in ids if i not in set(book.chosen)]
+    if len(book.passages) >= max_facts:  # the first read was cut at max_facts: read them all again
+        new.passages = store.match_facts(chunk_ids=ids, match_count=max_facts) if ids else []
+    else:
+        keep = set(ids)
+        more = store.match_facts(chunk_ids=added, match_count=max_facts) if added else []
+        # the store's order for facts of chunks (no words to rank by): document, then fact
+        new.passages = sorted([f for f in book.passages if f.chunk_id in keep] + more,
+                              key=lambda f: (f.document_id, f.fact_id))[:max_facts]
+    new.scope = scope_documents(ask, chosen, docs)
+    if new.scope == book.scope:
+        new.measure, new.items = book.measure, book.items
+    else:
+        _scoped(store, new, ask, docs)
+    new.uncovered = uncovered_years(store, ask, intent, docs, chosen)
+    _passages_of_facts(store, new)
+    return new
+
+
+def _scoped(store, book: FactBook, ask: Ask, docs: list[DocumentMeta]) -> None:
+    """The measure's facts, and a metric's inputs, in the documents that may answer."""
     if book.scope and ask.query:
         book.measure = store.match_facts(ask.query, document_ids=book.scope, fiscal_years=ask.fact_years,
                                          match_count=MEASURE_FACTS)
     if book.scope and ask.metric is not None:
         book.items = _metric_items(store, ask, book.scope, docs)
-    if issuers is not None:
-        book.unknown = unknown_entities(store, intent, issuers, docs)
-    book.uncovered = uncovered_years(store, ask, intent, docs, chosen)
-    have = {c.chunk_id for c in chosen}
+
+
+def _passages_of_facts(store, book: FactBook) -> None:
+    """The passages of the measure's and the items' facts that were not chosen (and not read already)."""
+    have = set(book.chosen) | set(book.chunks)
     need = [f.chunk_id for f in [*book.measure, *(f for fs in book.items.values() for f in fs)]
             if f.chunk_id is not None and f.chunk_id not in have]
     if need:
-        book.chunks = {h.chunk_id: h for h in store.chunks_by_id(list(dict.fromkeys(need)))}
-    return book
+        book.chunks.update({h.chunk_id: h for h in store.chunks_by_id(list(dict.fromkeys(need)))})
 
 
 def item_words(item: str) -> str:

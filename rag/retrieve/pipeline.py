@@ -14,7 +14,7 @@ from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Refusal
 from rag.retrieve.contract import result_json, search_json
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.search import SearchFilters
-from rag.retrieve.facts import FactBook, gather
+from rag.retrieve.facts import FactBook, regather
 from rag.retrieve.stages import STAGES, SUB_SEARCH, Facts, Stage, State, dynamic_k
 from rag.retrieve.trace import Trace
 
@@ -99,7 +99,7 @@ def refresh_facts(r: Retrieval) -> None:
         return
     s = r.state
     with r.trace.stage(f"{Facts.name} (after the plan)", Facts, len(r.chunks)) as entry:
-        r.book = gather(s.store, r.intent, r.chunks, s.docs, s.issuers, s.cfg.max_facts)
+        r.book = regather(s.store, r.book, r.intent, r.chunks, s.docs, s.cfg.max_facts)
         entry.n_out = len(r.book.passages)
         entry.notes = {"fetched": r.book.counts()}
 

@@ -126,6 +126,8 @@ def test_llm_answer_is_verified_and_streamed(acme, embedder):
     assert user.index("Evidence:") < user.index("Question:")  # evidence first, then the question
     assert "Acme Widgets 10-K FY2022, p." in user  # readable sources, not file names
     assert sent["response_format"]["type"] == "json_schema"
+    # the model's lead gives the figure code found: the offline answer's calibrated confidence, never surer
+    assert a.confidence == answer(acme, embedder, Q).confidence and "figure code found" in a.reasons[0]
 
 
 def test_an_llm_lead_with_another_rows_figure_is_not_used(acme, embedder):
@@ -325,3 +327,22 @@ def test_collection_question_with_an_llm_becomes_checked_sql(acme, embedder):
     assert b.confidence == "insufficient_data" and "only SELECT" in b.answer
     with acme.transport.connection() as conn:
         assert conn.execute("select count(*) from documents").fetchone()[0] == 4
+
+
+def test_the_facts_read_again_after_a_plan_are_those_of_a_first_read(acme, embedder):
+    """After a plan's sub-searches add passages, the Facts stage reads only what depends on them again: the book is
+    the one a first read of all the passages gives."""
+    from rag.retrieve.facts import gather, regather
+    from rag.retrieve.pipeline import retrieve
+
+    docs = acme.list_documents()
+    r = retrieve(acme, embedder, "Compare the capital expenditures of Acme Widgets and Globex Industries in 2022.", documents=docs)
+    assert len(r.chunks) >= 2
+    s = r.state
+    first = gather(acme, r.intent, r.chunks[:1], docs, s.issuers, s.cfg.max_facts)
+    again = regather(acme, first, r.intent, r.chunks, docs, s.cfg.max_facts)
+    whole = gather(acme, r.intent, r.chunks, docs, s.issuers, s.cfg.max_facts)
+    assert [f.fact_id for f in again.passages] == [f.fact_id for f in whole.passages]
+    assert again.scope == whole.scope and again.uncovered == whole.uncovered
+    assert [f.fact_id for f in again.measure] == [f.fact_id for f in whole.measure]
+    assert set(again.chunks) >= set(whole.chunks)

@@ -86,3 +86,4 @@ def test_the_answer_layer_answers_from_what_retrieval_gathered(northwind, embedd
     r = retrieve(northwind, embedder, "What were Northwind's Scope 1 emissions in 2019?", documents=docs)
     assert r.book.uncovered == [2019]
     assert offline_answer(r, Settings(), docs).insufficient
+
