@@ -154,12 +154,12 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     kept = []
     for s in sentences(text):
         if not _MARKER.search(s) and (len(s.split()) > uncited_words or numbers(s)):
-            # grounded means cited: inline, through the reply's evidence list, or by its values (the passage that
-            # prints every number of it); otherwise (an instruction obeyed from a document, a fact from the model's
-            # memory) it is not part of the answer
+            # grounded means cited: inline, or through the reply's evidence list (by its values or its quote);
+            # otherwise (an instruction obeyed from a document, a fact from the model's memory) it is not part of
+            # the answer
+            # (not any passage that prints its values: a reply that obeyed a document's injected instructions and
+            # cited nothing would then keep its short uncited sentences beside one whose value some passage prints)
             attached = _attach(s, cited, computed)
-            if attached is None and numbers(s):  # no citation list names it: the passage that holds its values
-                attached = _attach(s, evidence, computed)
             if attached is None:
                 unsupported.append({"sentence": s, "reason": "no citation", "action": "dropped"})
                 continue

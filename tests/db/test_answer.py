@@ -142,15 +142,6 @@ def test_an_llm_lead_with_another_rows_figure_is_not_used(acme, embedder):
     assert any("1,400" in u["sentence"] and u["action"] == "dropped" for u in a.unsupported)
 
 
-def test_a_right_sentence_without_a_marker_or_a_citation_is_cited_by_its_value(acme, embedder):
-    reply = {"answer": "Acme Widgets spent $1,577 million on property, plant and equipment in 2022.",
-             "citations": [], "inferred": "", "insufficient": False}
-    with FakeLLM([{"content": json.dumps(reply)}]) as fake:
-        a = answer(acme, embedder, Q, _llm(fake))
-    assert a.mode == "llm" and a.answer.startswith("Acme Widgets spent $1,577 million") and a.answer.rstrip().endswith("]")
-    assert a.evidence and a.evidence[0].pages == [_page_of_capex(acme)] and a.numbers_verified == 1
-
-
 def test_the_prompts_template_text_never_reaches_an_answer(acme, embedder):
     reply = {"answer": "Acme Widgets spent $1,577 million on property, plant and equipment in 2022 [1].",
              "citations": [{"marker": 1, "quote": "Purchases of property, plant and equipment (PP&E) | (1,577)"}],
