@@ -80,7 +80,8 @@ def regather(store, book: FactBook, intent: QueryIntent, chosen: list[Candidate]
     ask = asked(intent)
     ids = [c.chunk_id for c in chosen]
     new = FactBook(chosen=ids, unknown=book.unknown, chunks=dict(book.chunks))
-    added = [i for i in ids if i not in set(book.chosen)]
+    had = set(book.chosen)
+    added = [i for i in ids if i not in had]
     if len(book.passages) >= max_facts:  # the first read was cut at max_facts: read them all again
         new.passages = store.match_facts(chunk_ids=ids, match_count=max_facts) if ids else []
     else:
