@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.answer.verify import Num, numbers
 from rag.eval import _pct, load_questions, resolve_documents
+from rag.quantities import Num, numbers
 
 ANSWER_TYPES = ("reported", "computed", "narrative")
 
@@ -65,9 +65,9 @@ def gold_of(q: dict, page_texts: list[str]) -> Gold:
 def asks_figure(question: str) -> bool:
     """A question whose answer is a figure: it asks how much or how many, names a metric, or asks what a measure
     was in a period; not one that asks why, or who, or what happened."""
-    from rag.retrieve.measure import strip_instructions
-    from rag.metrics import metric_of
     from rag.domain import periods_in
+    from rag.metrics import metric_of
+    from rag.retrieve.measure import strip_instructions
     from rag.retrieve.query import understand
 
     it = understand(question)

@@ -2,15 +2,19 @@
 the class of quantity a question asks for. Units are a closed class, the same in every report, so a rule on them
 holds for documents never read; what a measure *means* is left to the embedding model (`rag/answer/fit.py`).
 
-Numbers themselves are parsed by `rag.answer.verify.numbers` (value, scale, decimals, percent) and table units by
-`rag.ingest.facts.unit_of` / `currency_of`; this module maps both onto the classes below."""
+It is also the one place numbers are parsed, for ingestion, verification, the lead and the eval alike: a table cell
+(`read_cell`: sign of its parentheses, currency, scale word, unit), a number in running text (`numbers`: value with
+its scale, decimals, percent), scale words (`SCALE_WORDS`, `scale_of`), units and currencies (`unit_of`,
+`currency_of`), and whether two printed numbers are the same (`same_number`)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-__all__ = ["CLASSES", "asked_class", "class_of_unit", "classes_near_numbers", "compatible", "quantities_in",
-           "answer_type"]
+__all__ = ["CLASSES", "SCALE_WORDS", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
+           "classes_near_numbers", "compatible", "currency_of", "numbers", "parse_number", "quantities_in", "read_cell",
+           "same_number", "scale_of", "unit_of"]
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
 CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
@@ -188,3 +192,180 @@ def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = N
     ranked = sorted(sims.values(), reverse=True)
     # only a clear nearest meaning says what is asked; a measure between two says nothing
     return best if ranked[0] >= 0.35 and ranked[0] - ranked[1] >= 0.05 else None
+
+
+# -- numbers as printed: table cells (ingestion) and running text (verification, the lead, the eval) ----------------
+_DASH = "-–—−"
+_DASHES = r"\-–—−"  # for character classes
+_VALUE = re.compile(
+    rf"^(?P<sign>[+{_DASHES}])?\s*(?P<cur>[$€£])?\s*(?P<open>\()?\s*(?P<sign2>[{_DASHES}])?\s*(?P<cur2>[$€£])?\s*"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d+(?:[.,]\d+)?)\s*(?P<close>\))?\s*"
+    r"(?P<unit>%|pp|p\.p\.|x|bps|[A-Za-z₂€$][\w₂ ./€$]{0,24})?\s*(?P<close2>\))?\s*(?P<foot>\*{1,3}|\(\d\))?$")
+_UNIT_WORDS = {
+    "%": "%", "pp": "pp", "p.p.": "pp", "bps": "bps", "x": "x",
+    "million": "", "millions": "", "mn": "", "m": "", "billion": "", "bn": "", "thousand": "", "k": "",
+}
+# scale words after a number or in a table's unit line, for table cells and running text alike
+SCALE_WORDS = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mio": 1e6,
+               "m": 1e6, "mm": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
+# physical and ESG units, as printed → as stored
+_UNITS = [
+    (re.compile(r"\bk\s?t\s?co\s?2\s?e?\b|\bkilotonnes? co2", re.I), "kt CO2e"),
+    (re.compile(r"\bm\s?t\s?co\s?2\s?e?\b|\bmillion (metric )?tonnes? co2", re.I), "Mt CO2e"),
+    (re.compile(r"\b(metric )?(t|tonnes?|tons?)\s?(of )?co\s?2\s?e?(q)?\b|\btco\s?2\s?e?\b", re.I), "t CO2e"),
+    (re.compile(r"\bgwh\b", re.I), "GWh"), (re.compile(r"\bmwh\b", re.I), "MWh"), (re.compile(r"\bkwh\b", re.I), "kWh"),
+    (re.compile(r"\btj\b", re.I), "TJ"), (re.compile(r"\bgj\b", re.I), "GJ"),
+    (re.compile(r"\bm\s?[³3]\b|\bcubic met", re.I), "m3"), (re.compile(r"\bmegalit|\bml\b", re.I), "ML"),
+    (re.compile(r"\blit(er|re)s?\b", re.I), "liters"),
+    (re.compile(r"\b(metric )?(tonnes|tons)\b|\bin t\b|^t$", re.I), "t"),
+    (re.compile(r"\bheadcount\b|\bemployees\b|\bfte\b", re.I), "employees"),
+    (re.compile(r"\bhours\b", re.I), "hours"),
+]
+_CURRENCY = [(re.compile(r"\$|\busd\b|\bdollars?\b", re.I), "USD"), (re.compile(r"€|\beur\b|\beuros?\b", re.I), "EUR"),
+             (re.compile(r"£|\bgbp\b|\bpounds? sterling\b", re.I), "GBP"),
+             (re.compile(r"\bchf\b|\bswiss francs?\b", re.I), "CHF")]
+_SCALE = re.compile(r"(?:\bin\s+|\(|\b)(?:[$€£]|usd|eur|gbp|chf|dollars|euros?)?\s*(thousands|millions|billions|thousand|"
+                    r"million|billion|mn|mio\.?|bn|m)\b(?!\s+(?:liters|litres|tonnes|tons|hours|gj|mwh|people))", re.I)
+
+
+@dataclass
+class Cell:
+    value: float
+    raw: str
+    unit: str | None  # from the cell itself ("%", "GJ", "EUR") or None
+    scale: float | None  # from the cell itself ("€11,433.7 million") or None
+
+
+def parse_number(num: str) -> float:
+    """'1,234.5' → 1234.5; '0,20' and '1.234,5' (decimal comma) → 0.2, 1234.5."""
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d+", num):
+        return float(num.replace(".", "").replace(",", "."))
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", num):
+        return float(num.replace(",", ""))
+    if re.fullmatch(r"\d+,\d{1,2}", num) or re.fullmatch(r"\d+,\d{4,}", num):
+        return float(num.replace(",", "."))  # European decimal comma ("0,20", "70,9")
+    return float(num.replace(",", ""))
+
+
+def read_cell(text: str) -> Cell | None:
+    """A table cell's value: '$32,765' → 32765, '(547)' → -547, '–5.3 %' → -5.3 %, '2,296,953 GJ' → GJ.
+    Dashes, 'n/a' and words are not values."""
+    t = text.strip().replace("\u202f", " ").replace("\xa0", " ")
+    m = _VALUE.match(t)
+    if not m:
+        return None
+    try:
+        v = parse_number(m.group("num"))
+    except ValueError:
+        return None
+    unit_txt = (m.group("unit") or "").strip()
+    negative = bool(m.group("open") and (m.group("close") or m.group("close2"))) or \
+        bool(m.group("sign") and m.group("sign") in _DASH) or bool(m.group("sign2"))
+    unit, scale = None, None
+    if unit_txt:
+        low = unit_txt.lower()
+        first = low.split()[0]
+        if low in _UNIT_WORDS and _UNIT_WORDS[low]:
+            unit = _UNIT_WORDS[low]
+        elif first in SCALE_WORDS:
+            scale = SCALE_WORDS[first]
+            rest = unit_txt[len(first):].strip()
+            unit = unit_of(rest) if rest else None
+        else:
+            unit = unit_of(unit_txt)
+            if unit is None and not re.fullmatch(r"[a-z]{1,2}", low):
+                return None  # a word after a number: "10 years", "A320" — not a table value
+    cur = m.group("cur") or m.group("cur2")
+    if cur:
+        unit = currency_of(cur)
+    return Cell(-v if negative else v, t, unit, scale)
+
+
+def unit_of(text: str) -> str | None:
+    """A physical or ESG unit named in a text ('t CO2e', 'GJ', 'employees'), else None."""
+    for rx, name in _UNITS:
+        if rx.search(text):
+            return name
+    return None
+
+
+def currency_of(text: str) -> str | None:
+    for rx, name in _CURRENCY:
+        if rx.search(text):
+            return name
+    return None
+
+
+def scale_of(text: str) -> float | None:
+    m = _SCALE.search(text)
+    if not m:
+        return None
+    w = m.group(1).lower().rstrip(".")
+    if w == "m" and not re.search(r"[$€£]\s?m\b|\b(usd|eur|gbp)\s?m\b|\bin m\b|\(m\)", text, re.I):
+        return None
+    return SCALE_WORDS.get(w)
+
+
+# -- numbers in running text -----------------------------------------------------------------------------------------
+# 1,577 | 1577 | (1,577) | $1.6 billion | 12.5% | -3.2
+_NUMBER = re.compile(r"(?<![\w.])(\(?-?\$?[ \t]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|\(?-?\$?[ \t]?\d+(?:\.\d+)?)\)?"
+                     r"([ \t]?%|[ \t]?(?:thousand|millions?|billions?|trillion|mn|bn|tn|mm|[kmb])\b)?", re.I)
+_MARKER = re.compile(r"\[(\d{1,2})\]")  # a citation marker
+# Numbers that are names, not quantities: pages, form types, periods, items, notes, citation markers.
+_NOT_QUANTITY = re.compile(r"\b((?:19|20)\d{2}-\d{2}-\d{2}\b|pp?\.\s*\d+(\s*[–-]\s*\d+)?|\d+-[kq]\b|q[1-4]\b|fy\s*'?\d{2,4}|item\s+\d+[a-z]?|"
+                           r"note\s+\d+|part\s+[ivx]+|scope\s+[123]|figure\s+\d+|table\s+\d+|[1-4]q\b|"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
+                           r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)",
+                           re.I)
+
+
+@dataclass(frozen=True)
+class Num:
+    value: float  # with its scale: "$1.6 billion" → 1.6e9
+    percent: bool
+    raw: str
+    decimals: int = 0  # digits after the point as written: the precision of a rounded number
+    scale: float = 1.0
+
+
+def numbers(text: str) -> list[Num]:
+    """Numbers of a text with their scale: '$1.6 billion' → 1.6e9, '1,577' → 1577, '12.5%' → 12.5 (percent).
+    Years (1900–2100 without decimals or scale), pages, form names, periods and citation markers are not numbers."""
+    out: list[Num] = []
+    clean = _NOT_QUANTITY.sub(" ", _MARKER.sub(" ", text))
+    clean = re.sub(r"(\d)[ \t]*(?:percentage points?|pp\b|percent|per cent)\b", r"\1%", clean, flags=re.I)
+    for m in _NUMBER.finditer(clean):
+        raw, suffix = m.group(1), (m.group(2) or "").strip().lower()
+        if suffix in ("k", "m", "b") and "$" not in raw:
+            continue  # a name, not an amount: "3M", "5G"
+        if not suffix and m.end() < len(clean) and clean[m.end()].isalpha():
+            continue  # "A320", "10x" are names or units we do not compare
+        digits = raw.replace("$", "").replace(",", "").replace("(", "").replace(" ", "")
+        try:
+            v = abs(float(digits))
+        except ValueError:
+            continue
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        if not suffix and "." not in digits and "," not in raw and 1900 <= v <= 2100:
+            continue  # a year
+        if suffix == "%":
+            out.append(Num(v, True, m.group(0), decimals))
+            continue
+        scale = SCALE_WORDS.get(suffix, 1.0)
+        out.append(Num(v * scale, False, m.group(0), decimals, scale))
+    return out
+
+
+def same_number(a: Num, b: Num) -> bool:
+    """a (as written in the answer) is b (from the evidence) in another format or scale: 1,577 ~ 1577 ~
+    $1.6 billion when the table is in millions; rounding is allowed to the precision a was written with."""
+    if a.percent != b.percent:
+        return False
+    tol = 0.5 * (10 ** -a.decimals) * a.scale
+    for unit in (1.0, 1e3, 1e6, 1e9):  # the evidence may state the number in a table's unit ("in millions")
+        x = b.value * unit
+        if abs(a.value - x) <= max(tol, 1e-9 * max(abs(x), 1.0)):
+            return True
+        if a.scale == 1.0:
+            break  # an unscaled number in the answer is compared as written
+    return False

@@ -216,6 +216,125 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
+class TableColumn:
+    """A table's column: its header as printed (the header rows above it joined, top first) and the period it reads
+    as ("FY2023", "Q2 FY2024", "2023 vs 2022"), or none."""
+    header: str
+    period: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None  # FY | Q1..Q4 | H1 | 9M | None
+    is_change: bool = False
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> TableColumn:
+        return cls(**_take(cls, row))
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class TableCell:
+    """A value cell of a row: as printed, as read (with the sign of its parentheses), and the unit and scale it is in
+    (the cell's own, else the row's, else the table's). `column` is its column in the table's columns, None when the
+    row's cells do not line up with the header."""
+    raw: str
+    value: float
+    unit: str | None
+    scale: float
+    column: int | None
+    position: int  # 0-based among the row's value cells
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> TableCell:
+        r = _take(cls, row)
+        r["value"], r["scale"] = float(r["value"]), float(r.get("scale") or 1.0)
+        return cls(**r)
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A row of a table: its label, the group labels above it (top first) and its value cells, where it is printed."""
+    label: str
+    groups: tuple[str, ...]
+    cells: tuple[TableCell, ...]
+    page: int
+    chunk_index: int
+    text: str  # the row as the layout cut it ("label | v1 | v2")
+
+    @property
+    def label_path(self) -> str:
+        return " › ".join((*self.groups, self.label))
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> TableRow:
+        return cls(row["label"], tuple(row.get("groups") or ()), tuple(TableCell.from_json(c) for c in row["cells"]),
+                   int(row["page"]), int(row["chunk_index"]), row.get("text") or "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "groups": list(self.groups), "cells": [c.to_json() for c in self.cells],
+                "page": self.page, "chunk_index": self.chunk_index, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as a record, read once at ingestion (rag/ingest/facts.py) and stored with its document (sql/082):
+    a title, the unit and scale its header or caption states, its columns (with their periods) and its rows (with
+    their label paths and cells). Every table fact derives from one of these."""
+    title: str
+    unit: str | None
+    scale: float
+    stub: str  # the header's first cell ("(in millions, except per share data)", "Key figures")
+    columns: tuple[TableColumn, ...]
+    rows: tuple[TableRow, ...]
+    table_id: int | None = None
+    document_id: int | None = None
+    table_no: int = 0  # its order in the document
+
+    @property
+    def page_start(self) -> int:
+        return min((r.page for r in self.rows), default=0)
+
+    @property
+    def page_end(self) -> int:
+        return max((r.page for r in self.rows), default=0)
+
+    @property
+    def chunk_indexes(self) -> list[int]:
+        return sorted({r.chunk_index for r in self.rows})
+
+    def grid(self) -> tuple[list[str], list[list[str]]]:
+        """The table as a grid of text for display: a header (row label, then each column) and one line per row,
+        each value as printed under its column (a row that does not line up lists its values from the left)."""
+        head = ["" if not self.stub else self.stub] + [c.header for c in self.columns]
+        width = max([len(self.columns)] + [len(r.cells) for r in self.rows])
+        head += [""] * (width - len(self.columns))
+        lines = []
+        for r in self.rows:
+            vals = [""] * width
+            for c in r.cells:
+                vals[c.column if c.column is not None else c.position] = c.raw
+            lines.append([r.label_path] + vals)
+        return head, lines
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Table:
+        cols, rows = row.get("columns") or [], row.get("rows") or []
+        return cls(row.get("title") or "", row.get("unit"), float(row.get("scale") or 1.0), row.get("stub") or "",
+                   tuple(TableColumn.from_json(c) for c in cols), tuple(TableRow.from_json(r) for r in rows),
+                   row.get("table_id"), row.get("document_id"), int(row.get("table_no") or 0))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table_id": self.table_id, "document_id": self.document_id, "table_no": self.table_no,
+                "title": self.title, "unit": self.unit, "scale": self.scale, "stub": self.stub,
+                "columns": [c.to_json() for c in self.columns], "rows": [r.to_json() for r in self.rows],
+                "page_start": self.page_start, "page_end": self.page_end, "chunk_indexes": self.chunk_indexes}
+
+
+@dataclass(frozen=True, slots=True)
 class Related:
     """A row of related_documents_graph(): another period's document of the same issuer."""
     document_id: int

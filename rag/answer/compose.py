@@ -13,8 +13,9 @@ from rag.answer.figure_choice import place_figures
 from rag.answer.finalize import insufficient, verify_and_score
 from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
-from rag.answer.verify import numbers, quote_matches, sentences, unsupported_numbers, verify
+from rag.answer.verify import quote_matches, sentences, unsupported_numbers, verify
 from rag.config import Settings, llm_formats_file
+from rag.quantities import numbers
 from rag.retrieve.pipeline import Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")

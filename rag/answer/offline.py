@@ -11,25 +11,39 @@ from dataclasses import dataclass, field, replace
 
 from rag.answer import answerable, confidence, extractive
 from rag.answer.figure_choice import PlacedFigure, place_figures
-from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.finalize import insufficient
+from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.labels import document_label
 from rag.answer.lead import _BALANCES as BALANCES
-from rag.answer.lead import (Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
-                             fact_sentence, latest_year, money, own_recall, possessive, resolver, same_row,
-                             trend_sentence, who)
-from rag.metrics import Computation, compute, without_definition
-from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
-from rag.statements import statement_of_title
+from rag.answer.lead import (
+    Scored,
+    average_sentence,
+    best_facts,
+    compare_sentence,
+    computation_sentences,
+    fact_sentence,
+    latest_year,
+    money,
+    own_recall,
+    possessive,
+    resolver,
+    same_row,
+    trend_sentence,
+    who,
+)
 from rag.answer.model import Answer, Evidence
-from rag.answer.verify import numbers, quote_in, verify
+from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
+from rag.answer.verify import quote_in, verify
 from rag.config import Settings
 from rag.domain import years_of
+from rag.metrics import Computation, compute, without_definition
+from rag.quantities import numbers
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.facts import FactBook
-from rag.retrieve.measure import _terms as lead_terms
 from rag.retrieve.measure import Ask, asked, asks_figure, demands_figure, strip_instructions, synonyms
+from rag.retrieve.measure import _terms as lead_terms
 from rag.retrieve.pipeline import Retrieval
+from rag.statements import statement_of_title
 
 # a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
 _RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|multiple)\b|\b(receivables?|payables?|working capital|fixed asset) "

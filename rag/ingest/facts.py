@@ -15,39 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rag.domain import periods_in
+from rag.quantities import _DASH, _DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
+from rag.records import Table, TableCell, TableColumn, TableRow
 from rag.statements import statement_of_title
 
-# -- cells ---------------------------------------------------------------------------------------------------------
-_DASH = "-–—−"
-_DASHES = r"\-–—−"  # for character classes
-_VALUE = re.compile(
-    rf"^(?P<sign>[+{_DASHES}])?\s*(?P<cur>[$€£])?\s*(?P<open>\()?\s*(?P<sign2>[{_DASHES}])?\s*(?P<cur2>[$€£])?\s*"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d+(?:[.,]\d+)?)\s*(?P<close>\))?\s*"
-    r"(?P<unit>%|pp|p\.p\.|x|bps|[A-Za-z₂€$][\w₂ ./€$]{0,24})?\s*(?P<close2>\))?\s*(?P<foot>\*{1,3}|\(\d\))?$")
-_UNIT_WORDS = {
-    "%": "%", "pp": "pp", "p.p.": "pp", "bps": "bps", "x": "x",
-    "million": "", "millions": "", "mn": "", "m": "", "billion": "", "bn": "", "thousand": "", "k": "",
-}
-_SCALE_WORDS = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mio": 1e6,
-                "m": 1e6, "mm": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9}
-# physical and ESG units, as printed → as stored
-_UNITS = [
-    (re.compile(r"\bk\s?t\s?co\s?2\s?e?\b|\bkilotonnes? co2", re.I), "kt CO2e"),
-    (re.compile(r"\bm\s?t\s?co\s?2\s?e?\b|\bmillion (metric )?tonnes? co2", re.I), "Mt CO2e"),
-    (re.compile(r"\b(metric )?(t|tonnes?|tons?)\s?(of )?co\s?2\s?e?(q)?\b|\btco\s?2\s?e?\b", re.I), "t CO2e"),
-    (re.compile(r"\bgwh\b", re.I), "GWh"), (re.compile(r"\bmwh\b", re.I), "MWh"), (re.compile(r"\bkwh\b", re.I), "kWh"),
-    (re.compile(r"\btj\b", re.I), "TJ"), (re.compile(r"\bgj\b", re.I), "GJ"),
-    (re.compile(r"\bm\s?[³3]\b|\bcubic met", re.I), "m3"), (re.compile(r"\bmegalit|\bml\b", re.I), "ML"),
-    (re.compile(r"\blit(er|re)s?\b", re.I), "liters"),
-    (re.compile(r"\b(metric )?(tonnes|tons)\b|\bin t\b|^t$", re.I), "t"),
-    (re.compile(r"\bheadcount\b|\bemployees\b|\bfte\b", re.I), "employees"),
-    (re.compile(r"\bhours\b", re.I), "hours"),
-]
-_CURRENCY = [(re.compile(r"\$|\busd\b|\bdollars?\b", re.I), "USD"), (re.compile(r"€|\beur\b|\beuros?\b", re.I), "EUR"),
-             (re.compile(r"£|\bgbp\b|\bpounds? sterling\b", re.I), "GBP"),
-             (re.compile(r"\bchf\b|\bswiss francs?\b", re.I), "CHF")]
-_SCALE = re.compile(r"(?:\bin\s+|\(|\b)(?:[$€£]|usd|eur|gbp|chf|dollars|euros?)?\s*(thousands|millions|billions|thousand|"
-                    r"million|billion|mn|mio\.?|bn|m)\b(?!\s+(?:liters|litres|tonnes|tons|hours|gj|mwh|people))", re.I)
 _PER_SHARE = re.compile(r"per (common |ordinary |diluted |basic )?share|\beps\b|dividends? (declared|paid) per", re.I)
 _PERCENTISH = re.compile(r"\b(margin|rate|ratio|percent|percentage|share of|in %|as a % of|% of)\b|%", re.I)
 _COUNTISH = re.compile(r"\b(number of|employees|headcount|stores|locations|shares outstanding|customers|patents?|"
@@ -130,74 +101,6 @@ class TableFact:
                 "page": self.page, "column": self.column}
 
 
-# -- reading one cell ----------------------------------------------------------------------------------------------
-@dataclass
-class Cell:
-    value: float
-    raw: str
-    unit: str | None  # from the cell itself ("%", "GJ", "EUR") or None
-    scale: float | None  # from the cell itself ("€11,433.7 million") or None
-
-
-def parse_number(num: str) -> float:
-    """'1,234.5' → 1234.5; '0,20' and '1.234,5' (decimal comma) → 0.2, 1234.5."""
-    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d+", num):
-        return float(num.replace(".", "").replace(",", "."))
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", num):
-        return float(num.replace(",", ""))
-    if re.fullmatch(r"\d+,\d{1,2}", num) or re.fullmatch(r"\d+,\d{4,}", num):
-        return float(num.replace(",", "."))  # European decimal comma ("0,20", "70,9")
-    return float(num.replace(",", ""))
-
-
-def read_cell(text: str) -> Cell | None:
-    """A table cell's value: '$32,765' → 32765, '(547)' → -547, '–5.3 %' → -5.3 %, '2,296,953 GJ' → GJ.
-    Dashes, 'n/a' and words are not values."""
-    t = text.strip().replace("\u202f", " ").replace("\xa0", " ")
-    m = _VALUE.match(t)
-    if not m:
-        return None
-    try:
-        v = parse_number(m.group("num"))
-    except ValueError:
-        return None
-    unit_txt = (m.group("unit") or "").strip()
-    negative = bool(m.group("open") and (m.group("close") or m.group("close2"))) or \
-        bool(m.group("sign") and m.group("sign") in _DASH) or bool(m.group("sign2"))
-    unit, scale = None, None
-    if unit_txt:
-        low = unit_txt.lower()
-        first = low.split()[0]
-        if low in _UNIT_WORDS and _UNIT_WORDS[low]:
-            unit = _UNIT_WORDS[low]
-        elif first in _SCALE_WORDS:
-            scale = _SCALE_WORDS[first]
-            rest = unit_txt[len(first):].strip()
-            unit = unit_of(rest) if rest else None
-        else:
-            unit = unit_of(unit_txt)
-            if unit is None and not re.fullmatch(r"[a-z]{1,2}", low):
-                return None  # a word after a number: "10 years", "A320" — not a table value
-    cur = m.group("cur") or m.group("cur2")
-    if cur:
-        unit = currency_of(cur)
-    return Cell(-v if negative else v, t, unit, scale)
-
-
-def unit_of(text: str) -> str | None:
-    """A physical or ESG unit named in a text ('t CO2e', 'GJ', 'employees'), else None."""
-    for rx, name in _UNITS:
-        if rx.search(text):
-            return name
-    return None
-
-
-def currency_of(text: str) -> str | None:
-    for rx, name in _CURRENCY:
-        if rx.search(text):
-            return name
-    return None
-
 
 _UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
                         r"(?:[$€£]\s+and\s+\w+\s+)?"
@@ -210,15 +113,6 @@ def unit_line(text: str) -> bool:
     """A line that states the table's unit: '(in millions, except per share data)', '$ in thousands', 'in GJ'."""
     return len(text.split()) <= 10 and bool(_UNIT_LINE.match(text))
 
-
-def scale_of(text: str) -> float | None:
-    m = _SCALE.search(text)
-    if not m:
-        return None
-    w = m.group(1).lower().rstrip(".")
-    if w == "m" and not re.search(r"[$€£]\s?m\b|\b(usd|eur|gbp)\s?m\b|\bin m\b|\(m\)", text, re.I):
-        return None
-    return _SCALE_WORDS.get(w)
 
 
 # -- headers -------------------------------------------------------------------------------------------------------
@@ -436,6 +330,22 @@ class _Table:
     group_from_siblings: str = ""  # the parent to restore when the lower-case rows under that line end
 
 
+@dataclass
+class _Read:
+    """A table's rows read under one header (a header read again part-way starts another record)."""
+    state: _Table
+    header: Header | None
+    unit: str | None  # the table's unit and scale, as stated when its first row was read
+    scale: float
+    rows: list[TableRow] = field(default_factory=list)
+
+    def record(self, table_no: int) -> Table:
+        cols = tuple(TableColumn(c.header, c.period, c.fiscal_year, c.fiscal_period, c.is_change)
+                     for c in (self.header.columns if self.header else []))
+        return Table(self.state.title, self.unit, self.scale, self.header.stub if self.header else "", cols,
+                     tuple(self.rows), table_no=table_no)
+
+
 def _short_plain(text: str) -> bool:
     return len(text.split()) <= 12 and not text.rstrip().endswith((".", ";", ":")) and " | " not in text
 
@@ -477,9 +387,31 @@ def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float
 
 
 def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) -> list[TableFact]:
-    """Every value of every table row in a document's lines."""
+    """Every value of every table row in a document's lines: its tables read as records, each cell a fact."""
+    return [f for tab in read_tables(lines, doc) for f in facts_of_table(tab)]
+
+
+def facts_of_table(tab: Table) -> list[TableFact]:
+    """Each value cell of a table record as a fact: the row's label path, the column's header and period, the
+    value with its unit and scale, and where it is printed."""
+    out = []
+    for r in tab.rows:
+        for c in r.cells:
+            col = tab.columns[c.column] if c.column is not None else None
+            out.append(TableFact(
+                label=r.label, label_path=r.label_path, col_header=col.header if col else "",
+                period=col.period if col else None, fiscal_year=col.fiscal_year if col else None,
+                fiscal_period=col.fiscal_period if col else None, is_change=bool(col and col.is_change),
+                value=c.value, raw=c.raw, unit=c.unit, scale=c.scale, table_title=tab.title, row_text=r.text,
+                page=r.page, chunk_index=r.chunk_index, column=c.position))
+    return out
+
+
+def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> list[Table]:
+    """The tables of a document's lines, in order, as records: title, unit and scale, columns with their periods,
+    rows with their label paths and cells. A table continued on the next page or chunk stays one table."""
     doc = doc or DocContext()
-    out: list[TableFact] = []
+    read: list[_Read] = []  # every table that has rows, in order
     t = _Table()
     recent: list[str] = []  # short plain lines since the last table row
     intro = ""  # the sentence that introduces the next table
@@ -501,7 +433,7 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
                 recent = [named]
             row = _row(text, t, recent)
             if row is not None:
-                out.extend(_facts_of_row(row[0], row[1], text, t, ln, doc))
+                _add_row(read, t, row[0], row[1], text, ln)
                 if _TOTAL.match(row[0]):
                     t.parent = ""  # a total closes its group
             recent = [text]
@@ -509,7 +441,7 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
             continue
         inline = _inline_row(text, t)  # "Energy use 2,296,953 GJ 2,246,257 GJ …": a row without column gaps
         if inline is not None:
-            out.extend(_facts_of_row(inline[0], inline[1], text, t, ln, doc))
+            _add_row(read, t, inline[0], inline[1], text, ln)
             recent = [text]
             continue
         if _is_prose(text):
@@ -520,7 +452,7 @@ def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) ->
             continue
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
-    return out
+    return [x.record(i) for i, x in enumerate(read)]
 
 
 _STUB_WORD = re.compile(r"(?:methods?|models?|approach(?:es)?|systems?|baselines?|datasets?|tasks?|settings?|"
@@ -729,8 +661,23 @@ def clean_label(label: str) -> str:
     return label.strip()
 
 
-def _facts_of_row(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
-                  doc: DocContext) -> list[TableFact]:
+def _add_row(read: list[_Read], t: _Table, label: str, cells: list[Cell | None], row_text: str,
+             ln: SourceLine) -> None:
+    """A row of the table being read: its cells under their columns, each with its unit and scale."""
+    table_unit, table_scale = _table_unit(t, ln.heading)
+    row = _row_record(label, cells, row_text, t, ln, table_unit, table_scale)
+    if row.cells:
+        if not read or read[-1].state is not t or read[-1].header is not t.header:
+            read.append(_Read(t, t.header, table_unit, table_scale))
+        read[-1].rows.append(row)
+
+
+def _index(columns: list[Column], col: Column) -> int:
+    return next(j for j, c in enumerate(columns) if c is col)
+
+
+def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
+                table_unit: str | None, table_scale: float) -> TableRow:
     cols = t.header.columns if t.header is not None else []
     aligned = len(cells) == len(cols)
     periods = [c for c in cols if not c.is_change]
@@ -747,12 +694,11 @@ def _facts_of_row(label: str, cells: list[Cell | None], row_text: str, t: _Table
         # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns
         cells = cells[-len(cols):]
         aligned = True
-    table_unit, table_scale = _table_unit(t, ln.heading)
     currency = t.currency or next((c.unit for c in cells if c and c.unit in ("USD", "EUR", "GBP", "CHF")), None)
     if currency and not t.currency:
         t.currency = currency
     clean = clean_label(label)
-    path = f"{t.parent} › {clean}" if t.parent and t.parent.lower() != clean.lower() else clean
+    groups = (t.parent,) if t.parent and t.parent.lower() != clean.lower() else ()
     bracketed = clean.startswith("(") and clean.endswith(")")  # "(GHG emissions, market-based) | (146,107)"
     out = []
     for i, cell in enumerate(cells):
@@ -767,13 +713,8 @@ def _facts_of_row(label: str, cells: list[Cell | None], row_text: str, t: _Table
                 unit, scale = "%", 1.0
         else:
             unit, scale = _row_unit(clean, cell, table_unit, table_scale, currency, col)
-        out.append(TableFact(
-            label=clean, label_path=path, col_header=col.header if col else "",
-            period=col.period if col else None, fiscal_year=col.fiscal_year if col else None,
-            fiscal_period=col.fiscal_period if col else None, is_change=bool(col and col.is_change),
-            value=cell.value, raw=cell.raw, unit=unit, scale=scale, table_title=t.title, row_text=row_text,
-            page=ln.page, chunk_index=ln.chunk_index, column=i))
-    return out
+        out.append(TableCell(cell.raw, cell.value, unit, scale, _index(t.header.columns, col) if col else None, i))
+    return TableRow(clean, groups, tuple(out), ln.page, ln.chunk_index, row_text)
 
 
 def lines_of_chunks(chunks: Iterable) -> list[SourceLine]:

@@ -137,7 +137,7 @@ _PHYSICAL = ("kt CO2e", "Mt CO2e", "t CO2e", "GWh", "MWh", "kWh", "TJ", "GJ", "m
 
 def asked_unit(question: str) -> str | None:
     """The physical unit a question names ("in MWh", "(t CO2e)"), if any: what the answer should be in."""
-    from rag.ingest.facts import unit_of
+    from rag.quantities import unit_of
     u = unit_of(question)
     return u if u in _PHYSICAL else None
 
