@@ -109,3 +109,19 @@ def library_or_stop() -> list[DocumentMeta]:
         st.info("The library is empty: upload PDFs on the Library page first.")
         st.stop()
     return docs
+
+
+def table_frame(head: list[str], lines: list[list[str]]):
+    """A table's grid (rag.records.Table.grid) as a data frame for st.dataframe: plain text cells, column names
+    made unique ("2023", "2023 (2)") and a blank one named by its position."""
+    import pandas as pd
+
+    names: list[str] = []
+    for j, h in enumerate(head):
+        name = (h or ("Row" if j == 0 else f"Column {j}")).strip()
+        base, k = name, 2
+        while name in names:
+            name, k = f"{base} ({k})", k + 1
+        names.append(name)
+    return pd.DataFrame(lines, columns=names)
+

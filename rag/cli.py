@@ -357,14 +357,39 @@ def cmd_redetect(args) -> int:
     return 0
 
 
+def cmd_tables(args) -> int:
+    settings = _settings(args)
+    store = _store(args, settings)
+    tables = [t for t in store.document_tables(args.doc)
+              if args.page is None or t.page_start <= args.page <= t.page_end]
+    if args.json:
+        print(json.dumps([t.to_json() for t in tables], ensure_ascii=False, indent=1))
+        return 0
+    if not tables:
+        print("no tables")
+        return 0
+    show = lambda x: re.sub(r"[\x00-\x1f\x7f]", "?", x or "")  # noqa: E731 (document text: no control characters)
+    for t in tables:
+        pages = f"p.{t.page_start}" + (f"–{t.page_end}" if t.page_end != t.page_start else "")
+        unit = f"{t.unit or ''} ×{t.scale:g}".strip()
+        print(f"\n#{t.table_no} {pages}  {show(t.title)[:80]}  [{unit}]")
+        head, lines = t.grid()
+        print("  " + " | ".join(show(h)[:24] for h in head))
+        for line in lines:
+            print("  " + " | ".join(show(c)[:48 if j == 0 else 16] for j, c in enumerate(line)))
+    return 0
+
+
 def cmd_facts(args) -> int:
     settings = _settings(args)
     store = _store(args, settings)
     if args.rebuild:
         from rag.ingest.facts import rebuild
 
-        n = rebuild(store, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr))
-        print(f"\nread {n['facts']} table facts from {n['documents']} documents")
+        n = rebuild(store, progress=lambda done, total: print(f"\r{done}/{total}", end="", file=sys.stderr),
+                    reread=args.reread)
+        print(f"\nderived {n['facts']} table facts from the tables of {n['documents']} documents "
+              f"({n['tables_read_from_text']} read again from their chunks)")
         return 0
     facts = store.match_facts(" ".join(args.query), document_ids=args.doc, fiscal_years=args.year,
                               match_count=args.k)
@@ -434,8 +459,16 @@ def _add_facts_parser(sub) -> None:
     s.add_argument("--year", type=int, action="append", help="fiscal year (repeatable)")
     s.add_argument("-k", type=int, default=20)
     s.add_argument("--json", action="store_true")
-    s.add_argument("--rebuild", action="store_true", help="read every document's facts again from its chunks")
+    s.add_argument("--rebuild", action="store_true",
+                   help="derive every document's facts again from its stored tables")
+    s.add_argument("--reread", action="store_true",
+                   help="with --rebuild: read every document's tables again from its chunks first")
     s.set_defaults(fn=cmd_facts)
+    t = sub.add_parser("tables", help="a document's tables as read at ingestion: title, unit, columns, rows")
+    t.add_argument("doc", type=int, help="document id")
+    t.add_argument("--page", type=int, help="only the tables printed on this page")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(fn=cmd_tables)
 
 
 def _add_ask_parser(sub) -> None:

@@ -9,7 +9,7 @@ import re
 
 import streamlit as st
 
-from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar
+from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
 from rag.assistant import answer
 from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown, untrusted
 from rag.answer.labels import document_label
@@ -17,7 +17,7 @@ from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
 from rag.domain import company_key
 from rag.library import library_summary, load_samples, sample_files
-from rag.records import DocumentMeta
+from rag.records import DocumentMeta, Table
 from rag.retrieve.search import SearchFilters
 
 
@@ -41,6 +41,11 @@ def _page(document_id: int, pages: tuple[int, ...], quote: str):
     pdf = _pdf(document_id)
     out = page_png(pdf, list(pages), quote) if pdf else None
     return (out[0], out[1].page, out[1].found) if out else None
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _tables(chunk_id: int) -> list[Table]:
+    return get_store().tables_of_chunks([chunk_id])
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -85,6 +90,20 @@ def _open_page(e) -> None:
     st.image(png, width="stretch")
 
 
+@st.dialog("Cited table", width="large")
+def _open_tables(e, tables: list[Table]) -> None:
+    """The table(s) of the cited passage as read at ingestion: each value under its column, with the table's title,
+    unit and pages. Shown as a data grid (plain text), never as Markdown."""
+    for t in tables:
+        pages = f"p. {t.page_start}" + (f"–{t.page_end}" if t.page_end != t.page_start else "")
+        unit = " ".join(x for x in (t.unit or "", {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(t.scale, ""))
+                        if x)
+        st.markdown(f"**{untrusted(t.title or 'Table')}** — {untrusted(e.document)}, {pages}"
+                    + (f" · in {untrusted(unit)}" if unit else ""))
+        head, lines = t.grid()
+        st.dataframe(table_frame(head, lines), hide_index=True, width="stretch")
+
+
 _ANCHOR_STYLE = "scroll-margin-top: 5rem"
 
 
@@ -121,8 +140,13 @@ def _citations(a: Answer, i: int) -> None:
             png = _crop(e.document_id, tuple(e.pages), e.quote)
             if png:
                 st.image(png, width=560)
-            if st.button(f"Open page {e.pages[0]}", key=f"page-{i}-{e.marker}", icon=":material/description:"):
-                _open_page(e)
+            tables = _tables(e.chunk_id)  # the cited passage's table(s), as read at ingestion
+            with st.container(horizontal=True):
+                if st.button(f"Open page {e.pages[0]}", key=f"page-{i}-{e.marker}", icon=":material/description:"):
+                    _open_page(e)
+                if tables and st.button("Show table" if len(tables) == 1 else f"Show {len(tables)} tables",
+                                        key=f"table-{i}-{e.marker}", icon=":material/table:"):
+                    _open_tables(e, tables)
 
 
 def _actions(a: Answer, i: int) -> None:

@@ -342,7 +342,8 @@ class _Read:
     def record(self, table_no: int) -> Table:
         cols = tuple(TableColumn(c.header, c.period, c.fiscal_year, c.fiscal_period, c.is_change)
                      for c in (self.header.columns if self.header else []))
-        return Table(self.state.title, self.unit, self.scale, self.header.stub if self.header else "", cols,
+        unit = self.unit or self.state.currency  # "(in millions)" over "$ 1,577": the currency its cells print
+        return Table(self.state.title, unit, self.scale, self.header.stub if self.header else "", cols,
                      tuple(self.rows), table_no=table_no)
 
 
@@ -753,18 +754,23 @@ def facts_by_chunk(facts: list[TableFact]) -> dict[int, list[dict]]:
     return out
 
 
-def rebuild(store, documents=None, progress=None) -> dict[str, int]:
-    """Read every stored document's table facts again from its chunks (after the reader improves, or for a store
-    built before facts existed); each document's facts are replaced in one transaction."""
+def rebuild(store, documents=None, progress=None, reread: bool = False) -> dict[str, int]:
+    """Every stored document's table facts derived again from its stored tables (after the derivation changes), or,
+    with `reread` or for a document stored before tables were (sql/082), its tables read again from its chunks'
+    rows first (after the table reader improves). Each document's tables and facts are replaced in one
+    transaction."""
     from types import SimpleNamespace
 
     docs = documents if documents is not None else store.list_documents()
-    total = 0
+    total = tables_read = 0
     for i, d in enumerate(docs):
-        chunks = [SimpleNamespace(**r) for r in store.document_chunks(d.document_id)]
-        facts = extract_facts(lines_of_chunks(chunks), DocContext(d.fiscal_year, d.fiscal_period, d.doc_type))
-        rows = [{**f.to_row(), "chunk_index": f.chunk_index} for f in facts]
-        total += store.replace_document_facts(d.document_id, rows)
+        tables = [] if reread else store.document_tables(d.document_id)
+        if not tables:
+            chunks = [SimpleNamespace(**r) for r in store.document_chunks(d.document_id)]
+            tables = read_tables(lines_of_chunks(chunks), DocContext(d.fiscal_year, d.fiscal_period, d.doc_type))
+            tables_read += 1
+        rows = [{**f.to_row(), "chunk_index": f.chunk_index} for t in tables for f in facts_of_table(t)]
+        total += store.replace_document_tables(d.document_id, [t.to_json() for t in tables], rows)
         if progress:
             progress(i + 1, len(docs))
-    return {"documents": len(docs), "facts": total}
+    return {"documents": len(docs), "facts": total, "tables_read_from_text": tables_read}

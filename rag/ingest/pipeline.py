@@ -38,6 +38,7 @@ class IngestResult:
     chunks: int = 0
     figures: int = 0
     facts: int = 0
+    tables: int = 0
     ocr_pages: int = 0
     seconds: float = 0.0
     already_ingested: bool = False
@@ -317,8 +318,10 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
     tokens = embedder.count_tokens([c.text for c in chunks])
     doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
     doc_row["meta"]["embedding_backend"] = embedder.label  # torch fp32 / bf16 or int8 ONNX: one vector space
-    table_facts = factmod.extract_facts(factmod.lines_of_units(chunks),
-                                        factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
+    tables = factmod.read_tables(factmod.lines_of_units(chunks),
+                                 factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
+    table_facts = [f for t in tables for f in factmod.facts_of_table(t)]
+    doc_row["tables"] = [t.to_json() for t in tables]
     _check_time(t0, settings, "after embedding, before writing")
     out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)],
                                                      factmod.facts_by_chunk(table_facts)),
@@ -326,7 +329,7 @@ def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, 
     res.document_id = out["document_id"]
     res.already_ingested = bool(out.get("already_ingested"))
     res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
-    res.facts = int(out.get("facts", 0))
+    res.facts, res.tables = int(out.get("facts", 0)), int(out.get("tables", 0))
     _keep_original(store, res, path, password, settings)
     res.metadata = {k: doc_row[k] for k in ("title", "company", "fiscal_year", "fiscal_period", "doc_type",
                                              "published_date")}

@@ -11,7 +11,7 @@ import numpy as np
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
 from rag.issuers import Issuer
-from rag.records import Candidate, ConversationInfo, DocumentMeta, Fact, FigureHit, Hit, Related, Turn
+from rag.records import Candidate, ConversationInfo, DocumentMeta, Fact, FigureHit, Hit, Related, Table, Turn
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -170,6 +170,22 @@ class Store:
     def replace_document_facts(self, document_id: int, facts: list[dict]) -> int:
         """A document's facts read again: the old ones replaced in one transaction (sql/046)."""
         return int(self.rpc("replace_document_facts", {"p_document_id": int(document_id), "p_facts": facts}) or 0)
+
+    def replace_document_tables(self, document_id: int, tables: list[dict], facts: list[dict]) -> int:
+        """A document's tables and the facts derived from them read again, the old ones replaced in one transaction
+        (sql/084); returns the number of facts written."""
+        return int(self.rpc("replace_document_tables", {"p_document_id": int(document_id), "p_tables": tables,
+                                                        "p_facts": facts}) or 0)
+
+    def tables_of_chunks(self, chunk_ids: list[int]) -> list[Table]:
+        """The tables with a row in any of these chunks (a citation's table), parsed (sql/084)."""
+        if not chunk_ids:
+            return []
+        return [Table.from_row(r) for r in self.rpc("tables_of_chunks", {"p_chunk_ids": [int(i) for i in chunk_ids]})]
+
+    def document_tables(self, document_id: int) -> list[Table]:
+        """Every table of a document as read at ingestion, in order (sql/084)."""
+        return [Table.from_row(r) for r in self.rpc("document_tables", {"p_document_id": int(document_id)})]
 
     def chunks_by_id(self, chunk_ids: list[int]) -> list[Hit]:
         """Chunks by id with their document's metadata (sql/047)."""

@@ -44,6 +44,12 @@ def test_ask_answers_with_citations_feedback_and_follow_ups(app, clean_store):
     # every check holds; the label is the fitted policy's (rag/answer/confidence.py), never a refusal's
     assert a.evidence[0].verified and a.confidence == confidence.label(a.signals) != "insufficient_data"
     assert a.signals["entity"] == a.signals["measure"] == a.signals["period"] == "match"
+    # the cited row's table, as read at ingestion, opens from its citation as a grid of plain text
+    next(b for b in app.button if b.key == "table-0-1").click().run()
+    assert not app.exception
+    grid = app.dataframe[0].value
+    row = grid[grid.iloc[:, 0].str.contains("Purchases of property")].iloc[0].tolist()
+    assert row[1] == "(1,577)" and list(grid.columns)[:2] == ["(Millions)", "2022"]
     clean_store.add_feedback(a.question, a.answer, [e.chunk_id for e in a.evidence], 1)
     assert clean_store.feedback_stats()["up"] == 1
     assert clean_store.result_share(10)[0]["results"] > 0  # the question was logged for the bias monitor

@@ -53,3 +53,47 @@ def test_deleting_a_document_deletes_its_facts(clean_store, ingest, pdfs):
     assert clean_store.match_facts("inventories", document_ids=[doc.document_id])
     assert clean_store.delete_document(doc.document_id)
     assert clean_store.match_facts("inventories") == []
+
+
+def test_tables_are_stored_as_records_and_every_fact_derives_from_one(clean_store, ingest, pdfs):
+    res = ingest(pdfs["10k_2022"])
+    assert res.ok and res.tables >= 2
+    doc = _doc(clean_store, "report_final_v2.pdf")
+    tables = clean_store.document_tables(doc.document_id)
+    assert len(tables) == res.tables and [t.table_no for t in tables] == list(range(len(tables)))
+    # the cash-flow statement: title, scale, columns read as periods, a row with its group and its cells
+    cash = next(t for t in tables if any(r.label.startswith("Purchases of property") for r in t.rows))
+    assert cash.scale == 1e6 and cash.stub == "(Millions)" and cash.title == "Consolidated Statement of Cash Flows"
+    assert [c.period for c in cash.columns if not c.is_change][:3] == ["FY2022", "FY2021", "FY2020"]
+    row = next(r for r in cash.rows if r.label.startswith("Purchases of property"))
+    assert row.groups == ("Cash Flows from Investing Activities",)
+    assert row.cells[0].raw == "(1,577)" and row.cells[0].value == -1577 and row.cells[0].column == 0
+    # the table runs on into the next chunk and stays one table
+    assert len(cash.chunk_indexes) >= 2
+    # every stored fact is a cell of a stored table
+    cells = {(r.label_path, c.raw, r.page) for t in tables for r in t.rows for c in r.cells}
+    facts = clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000)
+    assert facts and all((f.label_path, f.raw, f.page) in cells for f in facts)
+    # a citation's chunk finds its table; the grid shows each value under its column
+    capex = clean_store.match_facts("purchases of property plant equipment", document_ids=[doc.document_id])[0]
+    got = clean_store.tables_of_chunks([capex.chunk_id])
+    assert any(t.table_no == cash.table_no for t in got)
+    head, lines = cash.grid()
+    line = next(x for x in lines if x[0].endswith(row.label))
+    assert line[1] == "(1,577)" and len(head) == len(line)
+
+
+def test_rebuild_derives_facts_from_stored_tables_or_reads_them_again(clean_store, ingest, pdfs):
+    assert ingest(pdfs["10k_2022"]).ok
+    doc = _doc(clean_store, "report_final_v2.pdf")
+    before = sorted((f.label_path, f.period, f.value) for f in
+                    clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000))
+    n = rebuild(clean_store)
+    assert n["tables_read_from_text"] == 0 and n["facts"] == len(before)
+    n = rebuild(clean_store, reread=True)
+    assert n["tables_read_from_text"] == 1
+    after = sorted((f.label_path, f.period, f.value) for f in
+                   clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000))
+    assert after == before
+    assert clean_store.delete_document(doc.document_id)
+    assert clean_store.document_tables(doc.document_id) == []

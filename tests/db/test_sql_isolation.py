@@ -378,6 +378,12 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
         assert a_facts and not b.match_facts("purchases property plant equipment", document_ids=[a_doc])
         assert b.replace_document_facts(a_doc, [{"chunk_index": 0, "label": "x", "value": 1, "raw": "1"}]) == 0
         assert len(a.match_facts("purchases property plant equipment", document_ids=[a_doc])) == len(a_facts)
+        # so do its tables: team b neither reads them (by document or by a cited chunk) nor replaces them
+        a_tables = a.document_tables(a_doc)
+        assert a_tables and b.document_tables(a_doc) == [] and b.tables_of_chunks([a_facts[0].chunk_id]) == []
+        assert b.replace_document_tables(a_doc, [t.to_json() for t in a_tables[:1]], []) == 0
+        assert len(a.document_tables(a_doc)) == len(a_tables)
+        assert a.tables_of_chunks([a_facts[0].chunk_id])
         anon_b = _as(teams, "anon", "select count(*) from match_facts('purchases property plant equipment')",
                      claims='{"workspace": "team-b"}')
         assert anon_b[0][0] == 0
