@@ -1,7 +1,8 @@
 -- ingest_document (replaces 050, same signature): the document row may carry its tables ("tables": [{table_no,
 -- chunk_indexes, page_start, page_end, title, unit, scale, stub, columns, rows}], rag.records.Table.to_json), written
 -- to doc_tables (sql/082) in the same transaction as the document, its chunks, figures and facts. The result also
--- counts the tables written.
+-- counts the tables written. Facts and tables are stored in reading order (their ids follow the document), so that
+-- an answer's ties fall the same way however the document was stored (ingested or read again).
 create or replace function ingest_document(doc jsonb, chunks jsonb, figures jsonb)
 returns jsonb
 language plpgsql
@@ -67,10 +68,11 @@ begin
            coalesce((x->>'is_change')::boolean, false), (x->>'value')::double precision, coalesce(x->>'raw', ''),
            x->>'unit', coalesce((x->>'scale')::double precision, 1), coalesce(x->>'table_title', ''),
            coalesce(x->>'row_text', ''), coalesce((x->>'column')::int, 0)
-      from jsonb_array_elements(chunks) as c
-      join chunks ch on ch.document_id = did and ch.chunk_index = (c->>'chunk_index')::int
-     cross join lateral jsonb_array_elements(case when jsonb_typeof(c->'facts') = 'array' then c->'facts'
-                                                  else '[]'::jsonb end) as x;
+      from jsonb_array_elements(chunks) with ordinality as cj(c, ci)
+      join chunks ch on ch.document_id = did and ch.chunk_index = (cj.c->>'chunk_index')::int
+     cross join lateral jsonb_array_elements(case when jsonb_typeof(cj.c->'facts') = 'array' then cj.c->'facts'
+                                                  else '[]'::jsonb end) with ordinality as xj(x, xi)
+     order by cj.ci, xj.xi;  -- ids in reading order, whatever plan the join takes
     get diagnostics n_facts = row_count;
 
     insert into doc_tables (document_id, table_no, chunk_indexes, page_start, page_end, title, unit, scale, stub,
@@ -81,7 +83,8 @@ begin
            coalesce((t->>'scale')::double precision, 1), coalesce(t->>'stub', ''),
            coalesce(t->'columns', '[]'::jsonb), coalesce(t->'rows', '[]'::jsonb)
       from jsonb_array_elements(case when jsonb_typeof(doc->'tables') = 'array' then doc->'tables'
-                                     else '[]'::jsonb end) as t;
+                                     else '[]'::jsonb end) with ordinality as tj(t, ti)
+     order by tj.ti;
     get diagnostics n_tables = row_count;
 
     perform refresh_relations(doc->>'company_key');

@@ -1,8 +1,8 @@
 -- tables_of_chunks(chunk ids): the tables with a row in any of these chunks (a citation's table), in document order.
 -- document_tables(document): every table of a document, in order.
 -- replace_document_tables(document, tables, facts): a stored document's tables and the facts derived from them read
--- again (`rag facts --rebuild`), the old ones deleted and the new ones written in one transaction; returns the number
--- of facts written.
+-- again (`rag facts --rebuild`), the old ones deleted and the new ones written in one transaction, in reading order
+-- (as ingest_document writes them, sql/083); returns the number of facts written.
 -- All run as the caller: row-level security leaves each workspace its own documents' tables.
 create or replace function tables_of_chunks(p_chunk_ids bigint[])
 returns table (table_id bigint, document_id bigint, table_no int, chunk_indexes int[], page_start int, page_end int,
@@ -38,6 +38,8 @@ returns int
 language plpgsql
 set search_path = public, pg_temp
 as $$
+declare
+    n int;
 begin
     delete from doc_tables where document_id = p_document_id;
     insert into doc_tables (document_id, table_no, chunk_indexes, page_start, page_end, title, unit, scale, stub,
@@ -47,9 +49,25 @@ begin
            (t->>'page_start')::int, (t->>'page_end')::int, coalesce(t->>'title', ''), t->>'unit',
            coalesce((t->>'scale')::double precision, 1), coalesce(t->>'stub', ''),
            coalesce(t->'columns', '[]'::jsonb), coalesce(t->'rows', '[]'::jsonb)
-      from jsonb_array_elements(case when jsonb_typeof(p_tables) = 'array' then p_tables else '[]'::jsonb end) as t
-      join documents d on d.id = p_document_id;
-    return replace_document_facts(p_document_id, p_facts);
+      from jsonb_array_elements(case when jsonb_typeof(p_tables) = 'array' then p_tables else '[]'::jsonb end)
+           with ordinality as tj(t, ti)
+      join documents d on d.id = p_document_id
+     order by tj.ti;
+    delete from facts where document_id = p_document_id;
+    insert into facts (document_id, chunk_id, page, label, label_path, col_header, period, fiscal_year,
+                       fiscal_period, is_change, value, raw, unit, scale, table_title, row_text, col)
+    select p_document_id, ch.id, coalesce((x->>'page')::int, ch.page_start), x->>'label',
+           coalesce(x->>'label_path', x->>'label'), coalesce(x->>'col_header', ''), x->>'period',
+           (x->>'fiscal_year')::int, x->>'fiscal_period', coalesce((x->>'is_change')::boolean, false),
+           (x->>'value')::double precision, coalesce(x->>'raw', ''), x->>'unit',
+           coalesce((x->>'scale')::double precision, 1), coalesce(x->>'table_title', ''),
+           coalesce(x->>'row_text', ''), coalesce((x->>'column')::int, 0)
+      from jsonb_array_elements(case when jsonb_typeof(p_facts) = 'array' then p_facts else '[]'::jsonb end)
+           with ordinality as xj(x, xi)
+      join chunks ch on ch.document_id = p_document_id and ch.chunk_index = (xj.x->>'chunk_index')::int
+     order by xj.xi;  -- ids in reading order, as at ingestion
+    get diagnostics n = row_count;
+    return n;
 end;
 $$;
 

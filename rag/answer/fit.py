@@ -221,6 +221,11 @@ def _years_in(text: str) -> set[int]:
     return {int(y) for y in _YEAR_AS_PERIOD.findall(text)}
 
 
+def _plain(text: str) -> str:
+    """A line compared as printed: its words, without cell gaps or a closing full stop."""
+    return " ".join(text.replace(" | ", " ").split()).rstrip(" .")
+
+
 class Judge:
     """Scores the typed candidates of one question."""
 
@@ -284,12 +289,16 @@ class Judge:
             return max(dated, key=lambda f: (f.fiscal_year, f.fiscal_period in ("FY", None)))
         return cells[0]
 
-    def sentences(self, chunks: list[Candidate], with_value: bool) -> list[Typed]:
-        """The sentences of the retrieved passages (with a value, when a figure is asked)."""
+    def sentences(self, chunks: list[Candidate], with_value: bool, facts: list[Fact] = ()) -> list[Typed]:
+        """The sentences of the retrieved passages (with a value, when a figure is asked). A line the table reader
+        read as a row of a table (one of `facts`' rows: printed without column gaps, "Scope 1 1,772.6 t 1,293.5 t")
+        is a row, judged as its cells, not a sentence."""
+        rows = {(f.chunk_id, _plain(f.row_text)) for f in facts}
         out = []
         for c in chunks:
             for pos, u in enumerate(units_of(c)):
-                if u.kind != "sentence" or len(u.text) > 600 or (not with_value and (
+                if u.kind != "sentence" or len(u.text) > 600 or (c.chunk_id, _plain(u.text)) in rows or (
+                        not with_value and (
                         _CAPTION.match(u.text) or not _FULL_SENTENCE.search(u.text))):
                     continue  # a caption names a figure, a header row lists columns: neither answers in words
                 u.chunk, u.pos = c, pos
@@ -373,7 +382,7 @@ class Judge:
         """Every typed candidate for a figure, best first: table cells and sentences with a value."""
         by_id = {c.chunk_id: c for c in chunks}
         return self.score(self.rows(facts, by_id) + self.sentences(chunks[: self.cfg.sentence_chunks],
-                                                                   with_value=True))
+                                                                   with_value=True, facts=facts))
 
     def answers(self, c: Typed | None) -> bool:
         """The candidate is the asked measure for the asked entity and period, well enough to lead."""

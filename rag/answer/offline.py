@@ -225,7 +225,7 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
                     for c in r.chunks):
             return Judged(chart=got[0], fit=got[1])
     if lead is None and kind in ("description", "list", "yes/no", "chart", "open"):
-        ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False), narrative=True)
+        ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False, facts=r.book.passages), narrative=True)
         if ranked and ranked[0].sim >= judge.cfg.narrative_floor:
             return Judged(sentence=ranked[0], fit=ranked[0].fit)
     return Judged()

@@ -624,15 +624,22 @@ def _siblings(t: _Table, label: str, labelled: bool) -> None:
 _INLINE_VALUE = re.compile(rf"(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?\)?|(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d+(?:\.\d+)?\)?")
 
 
+_PLACEHOLDER = r"(?:n/?a\.?|n\.a\.|k\.\s?a\.?|nm|n\.m\.|[-–—]{1,2})"  # a cell with no value: "n/a", "k.A.", "–"
+# numbers that name rather than measure, in a row's label: "3.1 Purchased goods", "Scope 1: Direct emissions"
+_NAMING_NUMBER = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+|\b(?:scopes?|categor(?:y|ies)|tiers?|levels?|phases?|stages?|"
+                            r"notes?)\s*\d{1,2}(?:\.\d{1,2})?\b", re.I)
+
+
 def _inline_row(text: str, t: _Table) -> tuple[str, list[Cell | None]] | None:
     """A row printed without column gaps ('Energy use 2,296,953 GJ 2,246,257 GJ 2,290,522 GJ +2.3 %') under a
-    header: as many values (with their units) as the header has columns."""
+    header: as many values (with their units) as the header has columns; a cell with no value ("k.A.", "n/a", "–")
+    holds its column's place."""
     if t.header is None:
         return None
     n = len(t.header.columns)
     unit_alt = r"(?:\s?(?:%|million|billion|thousand|kt CO₂e|kt CO2e|t CO₂e|t CO2e|t|GJ|MWh|GWh|liters|litres|m³|m3)" \
                r"(?:\s(?:liters|litres|t|tonnes))?)?"
-    rx = re.compile(rf"\s((?:{_INLINE_VALUE.pattern}){unit_alt})(?=\s|$)")
+    rx = re.compile(rf"\s((?:{_INLINE_VALUE.pattern}){unit_alt}|{_PLACEHOLDER})(?=\s|$)", re.I)
     vals = [m for m in rx.finditer(" " + text)]
     if len(vals) < max(2, n - 1):
         return None
@@ -641,10 +648,13 @@ def _inline_row(text: str, t: _Table) -> tuple[str, list[Cell | None]] | None:
     if re.sub(rx, " ", rest).strip():
         return None  # words between the values: a sentence, not a row
     label = clean_label((" " + text)[: vals[0].start()].strip(" :"))
-    if not re.search(r"[A-Za-z]{3,}", label) or len(label.split()) > 10 or re.search(r"\d", label[:-3]):
+    if not re.search(r"[A-Za-z]{3,}", label) or len(label.split()) > 10 or \
+            re.search(r"\d", _NAMING_NUMBER.sub(" ", label)[:-3]):
         return None
-    cells = [read_cell(m.group(1).strip()) for m in vals]
-    if sum(c is not None for c in cells) < max(2, n - 1):
+    cells = [None if re.fullmatch(_PLACEHOLDER, m.group(1).strip(), re.I) else read_cell(m.group(1).strip())
+             for m in vals]
+    values = sum(c is not None for c in cells)
+    if values < max(2, n - 1) and not (values >= 1 and len(cells) == n):
         return None
     return label, cells
 

@@ -1,7 +1,7 @@
 """Table facts written at ingestion, in the document's transaction, linked to their chunk and page; searched by
 label and period through match_facts(); read again from stored chunks by `rag facts --rebuild`."""
 
-from rag.ingest.facts import rebuild
+from rag.ingest.facts import facts_of_table, rebuild
 
 
 def _doc(store, name):
@@ -86,14 +86,17 @@ def test_tables_are_stored_as_records_and_every_fact_derives_from_one(clean_stor
 def test_rebuild_derives_facts_from_stored_tables_or_reads_them_again(clean_store, ingest, pdfs):
     assert ingest(pdfs["10k_2022"]).ok
     doc = _doc(clean_store, "report_final_v2.pdf")
-    before = sorted((f.label_path, f.period, f.value) for f in
-                    clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000))
+    def stored():  # in the order of their ids: the reading order, at ingestion and after a rebuild alike
+        got = clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000)
+        return [(f.label_path, f.period, f.value) for f in sorted(got, key=lambda f: f.fact_id)]
+
+    before = stored()
+    assert before == [(f.label_path, f.period, f.value) for t in clean_store.document_tables(doc.document_id)
+                      for f in facts_of_table(t)]
     n = rebuild(clean_store)
     assert n["tables_read_from_text"] == 0 and n["facts"] == len(before)
     n = rebuild(clean_store, reread=True)
     assert n["tables_read_from_text"] == 1
-    after = sorted((f.label_path, f.period, f.value) for f in
-                   clean_store.match_facts("", document_ids=[doc.document_id], match_count=10000))
-    assert after == before
+    assert stored() == before
     assert clean_store.delete_document(doc.document_id)
     assert clean_store.document_tables(doc.document_id) == []

@@ -259,3 +259,37 @@ Scope 3, indirect | 102,828.4 | 89,246.1
     assert _one(facts, "location based", "FY2023").label_path == "Scope 2, indirect › location based"
     assert "Scope 2" in _one(facts, "market based", "FY2023").label_path
     assert _one(facts, "Scope 3", "FY2023").label_path == "Scope 3, indirect"  # the group ends with its rows
+
+
+def test_rows_without_column_gaps_keep_naming_numbers_and_empty_cells():
+    # a GHG inventory printed without column gaps: "Scope 1" and "3.1" name a row, "k.A." (no value) holds a column
+    facts = _facts("""
+GHG Inventory in t CO2e
+2023 | 2022 | 2021
+Scope 1: Direct emissions 1,772.6 t 1,293.5 t 1,107.3 t
+Scope 2: Indirect emissions (location-based) 2,046.4 t k.A. k.A.
+3.1 Purchased goods and services 665,687.8 t n/a –
+In 2023 we opened 5 sites and closed 3 - 4
+""", DocContext(2023, "FY", "other"))
+    assert (_one(facts, "Scope 1: Direct", "FY2022").value, _one(facts, "Scope 1: Direct", "FY2022").unit) == \
+        (1293.5, "t")
+    assert [f.period for f in facts if "location-based" in f.label] == ["FY2023"]
+    assert _one(facts, "3.1 Purchased goods", "FY2023").value == 665687.8
+    assert not [f for f in facts if "opened" in f.label]
+
+
+def test_a_table_is_a_record_and_its_facts_are_its_cells():
+    from rag.ingest.facts import facts_of_table, read_tables
+
+    lines = [SourceLine(t, 3, 0, "") for t in (
+        "Key figures | 2023 | 2022", "Workforce", "Employees (headcount) | 1,234 | 1,100", "Women in % | 35.1 % | 34.0 %")]
+    (table,) = read_tables(lines, DocContext(2023, "FY", "other"))
+    assert [c.period for c in table.columns] == ["FY2023", "FY2022"] and table.stub == "Key figures"
+    women = table.rows[1]
+    assert women.groups == ("Workforce",) and women.label_path == "Workforce › Women in %"
+    assert [(c.value, c.unit, c.column) for c in women.cells] == [(35.1, "%", 0), (34.0, "%", 1)]
+    assert [(f.label_path, f.period, f.value) for f in facts_of_table(table)] == [
+        ("Workforce › Employees (headcount)", "FY2023", 1234), ("Workforce › Employees (headcount)", "FY2022", 1100),
+        ("Workforce › Women in %", "FY2023", 35.1), ("Workforce › Women in %", "FY2022", 34.0)]
+    head, grid = table.grid()
+    assert head == ["Key figures", "2023", "2022"] and grid[1] == ["Workforce › Women in %", "35.1 %", "34.0 %"]
