@@ -16,6 +16,7 @@ the tuning part of `bench/questions/broad_*.jsonl` (README), never on its held-b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import re
 import threading
 from collections import OrderedDict
@@ -289,7 +290,7 @@ class Judge:
             return max(dated, key=lambda f: (f.fiscal_year, f.fiscal_period in ("FY", None)))
         return cells[0]
 
-    def sentences(self, chunks: list[Candidate], with_value: bool, facts: list[Fact] = ()) -> list[Typed]:
+    def sentences(self, chunks: list[Candidate], with_value: bool, facts: Sequence[Fact] = ()) -> list[Typed]:
         """The sentences of the retrieved passages (with a value, when a figure is asked). A line the table reader
         read as a row of a table (one of `facts`' rows: printed without column gaps, "Scope 1 1,772.6 t 1,293.5 t")
         is a row, judged as its cells, not a sentence."""
