@@ -16,10 +16,10 @@ the tuning part of `bench/questions/broad_*.jsonl` (README), never on its held-b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
