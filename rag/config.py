@@ -63,6 +63,8 @@ class ChunkingSettings(BaseModel):
 class IngestSettings(BaseModel):
     ocr: bool = Field(True, description="OCR raster figures and pages without a text layer (rapidocr).")
     ocr_engine: str = Field("rapidocr", description="rapidocr (default) or easyocr when it is installed.")
+    grid_tables: bool = Field(True, description="On a page where the layout broke a table apart (rows of values "
+                                                "without labels), read its grid with PyMuPDF's find_tables.")
     keep_pdf: bool = Field(True, description="Store the original PDF in the database so the app can show the cited "
                            "region of a page.")
     keep_pdf_max_mb: float = Field(50.0, description="PDFs larger than this are not stored (crops then unavailable).")

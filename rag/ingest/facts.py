@@ -338,12 +338,13 @@ class _Read:
     unit: str | None  # the table's unit and scale, as stated when its first row was read
     scale: float
     rows: list[TableRow] = field(default_factory=list)
+    caption: str = ""  # a caption set below the table ("Table 5: Results on …")
 
     def record(self, table_no: int) -> Table:
         cols = tuple(TableColumn(c.header, c.period, c.fiscal_year, c.fiscal_period, c.is_change)
                      for c in (self.header.columns if self.header else []))
         unit = self.unit or self.state.currency  # "(in millions)" over "$ 1,577": the currency its cells print
-        return Table(self.state.title, unit, self.scale, self.header.stub if self.header else "", cols,
+        return Table(self.caption or self.state.title, unit, self.scale, self.header.stub if self.header else "", cols,
                      tuple(self.rows), table_no=table_no)
 
 
@@ -416,9 +417,17 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
     t = _Table()
     recent: list[str] = []  # short plain lines since the last table row
     intro = ""  # the sentence that introduces the next table
+    last_row = False  # the line before was a row of the table being read
     for ln in lines:
         text = ln.text.strip()
         if not text:
+            continue
+        after_row, last_row = last_row, False
+        if after_row and read and read[-1].state is t and _CAPTION.match(text) and not _CAPTION.match(t.title):
+            # "Table 5: Results on …" right under the rows of a table that has no caption above it: its caption,
+            # set below it (as papers do), and the end of it; the next table's title is not this line
+            read[-1].caption = text[:200]
+            t, recent, intro = _Table(), [], ""
             continue
         header_text = text if is_header_row(text) else plain_header(text)
         if header_text is not None:
@@ -435,6 +444,7 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
             row = _row(text, t, recent)
             if row is not None:
                 _add_row(read, t, row[0], row[1], text, ln)
+                last_row = True
                 if _TOTAL.match(row[0]):
                     t.parent = ""  # a total closes its group
             recent = [text]
@@ -443,6 +453,7 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
         inline = _inline_row(text, t)  # "Energy use 2,296,953 GJ 2,246,257 GJ …": a row without column gaps
         if inline is not None:
             _add_row(read, t, inline[0], inline[1], text, ln)
+            last_row = True
             recent = [text]
             continue
         if _is_prose(text):
@@ -473,9 +484,14 @@ def _named_header(row: str, t: _Table, recent: list[str]) -> str | None:
     if len(values) < 2 or _PERIOD_WORD.search(above) or \
             any(read_cell(c) is None and c not in _DASH for c in values):
         return None
-    cells = [c for c in _cells(above) if c] if " | " in above else above.split()
+    gapped = " | " in above
+    cells = [c for c in _cells(above) if c] if gapped else above.split()
+    # a header printed with column gaps may name a column in a few words ("Crawler Recall"); without gaps each
+    # column's name is one word
     if len(cells) < len(values) or len(cells) > len(values) + 3 or \
-            not all(_MEASURE_CELL.fullmatch(c) and read_cell(c) is None for c in cells[1:]):
+            not all(read_cell(c) is None and (all(_MEASURE_CELL.fullmatch(w) for w in c.split()) if gapped
+                                              else _MEASURE_CELL.fullmatch(c)) and len(c.split()) <= 3
+                    for c in cells[1:]):
         return None
     if len(cells) > len(values) + 1 and _STUB_WORD.fullmatch(cells[0]):
         # "Method Crawler Recall Precision": the stub is the one word; the others name the first column
@@ -501,7 +517,10 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
             not any(x.rstrip().endswith(":") or _INTRO.search(x) for x in recent[1:]):
         return t  # the same header again: the table goes on (unless a line introduced another table)
     else:
-        t = _Table(header_rows=[text], context=recent[-3:], title=_title(recent, ln.heading, intro),
+        rows = [text]
+        if recent and _upper_header(recent[-1], text):
+            rows, recent = [recent[-1], text], recent[:-1]  # "| Total | Total | Non-current | …" over the periods
+        t = _Table(header_rows=rows, context=recent[-3:], title=_title(recent, ln.heading, intro),
                    unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
     stub = t.header.stub.strip()
@@ -510,6 +529,15 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
             and not re.match(rf"\s*{_MONTH}\s+\d", stub, re.I):
         t.parent = stub.rstrip(":")  # "Adjusted non-GAAP results | 2022 | 2023": the group the rows belong to
     return t
+
+
+def _upper_header(above: str, header: str) -> bool:
+    """A line of column names over a header of periods, cell for cell ("| Total | Total | Non-current | …" over
+    "in € million | Dec. 31, 2023 | Dec. 31, 2022 | …"): an upper level of the header, not a row."""
+    top, cells = _cells(above), _cells(header)
+    names = [c for c in top[1:] if c]
+    return " | " in above and len(top) == len(cells) and len(names) >= 2 and \
+        not any(read_cell(c) is not None or _PERIOD_WORD.search(c) for c in names)
 
 
 def _on_plain(t: _Table, text: str) -> None:
@@ -531,6 +559,7 @@ def _on_plain(t: _Table, text: str) -> None:
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 
 
+_CAPTION = re.compile(r"^(?:table|tab\.)\s*[A-Z]?\d{1,3}[a-z]?\s*[:.|]", re.I)  # "Table 5:", "Tab. 2.", "Table A1:"
 _INTRO = re.compile(r"^(?:the )?following (?:is|are|table)|\b(?:as follows|the table below|the following)\b", re.I)
 _GRI = re.compile(r"(?:\s+(?:GRI\s+)?\d{3}\s?[-–]\s?\d{1,2}(?:\s*[a-z])?,?)+\s*$")  # "… 305–1, 305–2, 305-5"
 

@@ -16,7 +16,7 @@ import pymupdf
 from rag.config import IngestSettings, Settings
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
-from rag.ingest import chunking, figkind, layout, metadata
+from rag.ingest import chunking, figkind, gridless, layout, metadata
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import OcrLine, ocr_image
@@ -153,12 +153,15 @@ def _read_text(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages
         height = page.rect.height
         lines = layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS))
         chars = sum(len(l.text) for l in lines)
+        ocr = False
         if chars < 20 and cfg.ocr and page.get_images(full=False):
             ocr_lines = _ocr_page(page, cfg.ocr_engine)
             if ocr_lines:
-                lines = ocr_lines
+                lines, ocr = ocr_lines, True
                 pages.ocr_pages += 1
         rows = layout.reading_order(lines, page.rect.width, page_no)
+        if not ocr and cfg.grid_tables:
+            rows = gridless.with_grid_tables(page, rows, page_no)  # a table the layout broke apart: its grid
         if i < 12:
             pages.first_pages.append("\n".join(r.text for r in rows))
     except Exception as exc:  # a broken page must not sink the document

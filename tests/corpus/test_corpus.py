@@ -267,3 +267,31 @@ def test_named_rows_of_a_papers_results_table_are_compared(clean_store, ingest, 
     assert "PaSa-7b-Selector: Precision 0.95, Recall 0.78, F1 0.85" in lead, a.answer
     assert "GPT-4o: Precision 0.96, Recall 0.69, F1 0.80" in lead and "p. 9" in lead, a.answer
     assert any(9 in e.pages for e in a.evidence)
+
+
+def test_a_results_table_the_layout_breaks_apart_is_read_from_its_grid():
+    # PaSa p.8: two results tables set as column blocks; the layout gives labels, then rows of values without labels
+    from rag.ingest import gridless
+    from rag.ingest.facts import DocContext, lines_of_units, read_tables
+    from rag.ingest.pipeline import parse_pdf
+
+    with pymupdf.open(corpus_or_skip("papers", "pasa_arxiv.pdf")) as doc:
+        page = doc[7]
+        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, 8)
+        assert len(gridless.orphan_rows(rows)) >= gridless.ORPHANS
+        texts = [r.text for r in gridless.with_grid_tables(page, rows, 8)]
+        assert "PaSa-7b | 0.7071 | 0.5146 | 0.6111 | 0.6929 | 0.6563 | 0.5798" in texts
+        assert "Method | Crawler Recall | Precision | Recall | Recall@100 | Recall@50 | Recall@20" in texts
+        s = Settings()
+        s.ingest.ocr = False
+        chunks, _, _, _ = parse_pdf(doc, s)
+    tables = [t for t in read_tables(lines_of_units(chunks), DocContext(None, None, "research paper"))
+              if t.page_start == 8]
+    real = next(t for t in tables if t.title.startswith("Table 6"))  # its caption, set below it
+    row = next(r for r in real.rows if r.label == "PaSa-7b")
+    assert {real.columns[c.column].header: c.raw for c in row.cells}["Recall@20"] == "0.5798"
+    # a page whose table the layout kept whole is not searched, and keeps its rows
+    with pymupdf.open(corpus_or_skip("financebench-dev", "3M_2018_10K.pdf")) as doc:
+        page = doc[55]
+        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, 56)
+        assert gridless.with_grid_tables(page, rows, 56) is rows

@@ -293,3 +293,16 @@ def test_a_table_is_a_record_and_its_facts_are_its_cells():
         ("Workforce › Women in %", "FY2023", 35.1), ("Workforce › Women in %", "FY2022", 34.0)]
     head, grid = table.grid()
     assert head == ["Key figures", "2023", "2022"] and grid[1] == ["Workforce › Women in %", "35.1 %", "34.0 %"]
+
+
+def test_an_upper_header_of_column_names_over_dated_columns():
+    facts = _facts("""
+Other financial assets
+ | Total | Total | Non-current | Non-current
+in € million | Dec. 31, 2023 | Dec. 31, 2022 | Dec. 31, 2023 | Dec. 31, 2022
+Loans to third parties | 52 | 60 | 40 | 45
+""", DocContext(2023, "FY", "other"))
+    got = {f.col_header: f.value for f in facts}
+    assert got == {"Total Dec. 31, 2023": 52, "Total Dec. 31, 2022": 60, "Non-current Dec. 31, 2023": 40,
+                   "Non-current Dec. 31, 2022": 45}
+    assert {f.period for f in facts} == {"FY2023", "FY2022"} and facts[0].scale == 1e6
