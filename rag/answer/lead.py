@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
-from dataclasses import dataclass, field, replace
-
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from rag.answer.labels import short_company
 from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
+from rag.quantities import numbers
 from rag.records import DocumentMeta, Fact
 from rag.retrieve.measure import _END_DATE, _MONTH_NUM, _STATEMENT_WORDS, Ask, _terms, synonyms
 from rag.statements import statement_of_title
@@ -271,7 +271,12 @@ def money(f: Fact, value: float | None = None) -> str:
     unit = f.unit or ""
     neg = v < 0
     v = abs(v)
-    num = f"{v:,.0f}" if v == int(v) and v >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".") if v < 100 else f"{v:,.1f}"
+    printed = [n for n in (numbers(f.raw) if value is None else []) if abs(n.value / n.scale - v) <= 1e-9 * max(1.0, v)]
+    if printed:  # the value as the document prints it: its decimals kept ("0.5798", "1,772.6", "15.02")
+        num = f"{v:,.{min(printed[0].decimals, 6)}f}"
+    else:
+        num = f"{v:,.0f}" if v == int(v) and v >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".") if v < 100 \
+            else f"{v:,.1f}"
     scale = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(f.scale, "")
     sign = "-" if neg else ""
     if unit == "%":
