@@ -240,3 +240,14 @@ def test_an_emissions_line_item_is_never_read_from_an_energy_table():
     emissions = _fact(2, "Scope 1", 39428, 2023, title="Greenhouse gas emissions in t CO2e", unit=None, scale=1)
     assert not _item_unit_fits("scope_1", energy) and _item_unit_fits("scope_1", emissions)
     assert _item_unit_fits("revenue", energy)  # an item without a class of its own: as before
+
+
+def test_a_value_is_written_with_the_decimals_the_document_prints():
+    from rag.answer.lead import money
+
+    assert money(_fact(1, "PaSa-7b", 0.5798, 2024, unit=None, scale=1.0, raw="0.5798")) == "0.5798"
+    assert money(_fact(1, "Scope 1", 1772.6, 2023, unit="t", scale=1.0, raw="1,772.6 t")) == "1,772.6 t"
+    assert money(_fact(1, "Share", 12.5, 2023, unit="%", scale=1.0, raw="12.50%")) == "12.50%"
+    assert money(_fact(1, "Capex", -1577, 2022, raw="(1,577)")) == "-$1,577 million"
+    # a value code computed is not a printed one: rounded as before
+    assert money(_fact(1, "PaSa-7b", 0.5798, 2024, unit=None, scale=1.0, raw="0.5798"), 0.123456) == "0.12"
