@@ -26,17 +26,8 @@ from functools import lru_cache
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.quantities import (
-    PROTOTYPES,
-    Num,
-    asked_class,
-    class_of_unit,
-    compatible,
-    named_class,
-    numbers,
-    printed_class,
-    quantities_in,
-)
+from rag.quantities import (PROTOTYPES, Num, asked_class, class_of_unit, compatible, named_class, numbers,
+                             printed_class, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, label_terms, strip_instructions
 

@@ -15,22 +15,9 @@ from rag.answer.finalize import insufficient
 from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.labels import document_label
 from rag.answer.lead import _BALANCES as BALANCES
-from rag.answer.lead import (
-    Scored,
-    average_sentence,
-    best_facts,
-    compare_sentence,
-    computation_sentences,
-    fact_sentence,
-    latest_year,
-    money,
-    own_recall,
-    possessive,
-    resolver,
-    same_row,
-    trend_sentence,
-    who,
-)
+from rag.answer.lead import (Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
+                             fact_sentence, latest_year, money, own_recall, possessive, resolver, same_row,
+                             trend_sentence, who)
 from rag.answer.model import Answer, Evidence
 from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.answer.verify import quote_in, verify
