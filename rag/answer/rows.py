@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.quantities import numbers
 from rag.records import Fact
 
 # the words that split a question into its sides
@@ -20,9 +21,36 @@ _COLUMN_WORDS = {"avg": "average", "acc": "accuracy", "prec": "precision", "rec"
                  "std": "sd", "no": "number"}
 
 
+# a number that names an item binds to its noun: "Scope 2" is one name, not "Scope" and a number ("Scope 2" ≠ "Scope 3")
+_NAMING = re.compile(r"\b(scopes?|categor(?:y|ies)|tiers?|levels?|phases?|stages?|notes?|classes|class|units?|"
+                     r"groups?|segments?)\s+(\d{1,2}(?:\.\d{1,2})?)\b", re.I)
+# the arithmetic a question asks of two rows' values
+_SUM = re.compile(r"\b(?:add(?:ed)?\s+up|sum|combined|together|in total|total of)\b", re.I)
+_DIFFERENCE = re.compile(r"\b(?:difference|gap|trails?|trailing|behind|ahead of|by how (?:much|many)|how (?:much|many) "
+                         r"(?:more|less|fewer|higher|lower))\b", re.I)
+_RATIO = re.compile(r"\bhow many times\b|\bratio (?:of|between)\b|\btimes (?:larger|higher|bigger|more|greater)\b",
+                    re.I)
+
+
+def _bind(text: str) -> str:
+    return _NAMING.sub(lambda m: f"{m.group(1)}{m.group(2)}", text)
+
+
+def operation(question: str) -> str | None:
+    """The arithmetic asked of the named rows: sum, difference or ratio; None for a plain comparison."""
+    if _RATIO.search(question):
+        return "ratio"
+    if _SUM.search(question):
+        return "sum"
+    if _DIFFERENCE.search(question):
+        return "difference"
+    return None
+
+
 def _tokens(text: str) -> set[str]:
-    """A name's words, lower case, hyphens and possessives split off ("PaSa-7b-Selector" → pasa, 7b, selector)."""
-    words = re.split(r"[\s\-_/()]+", re.sub(r"['’]s\b", "", text.lower()))
+    """A name's words, lower case, hyphens and possessives split off ("PaSa-7b-Selector" → pasa, 7b, selector); a
+    numbered item is one word ("Scope 2" → scope2)."""
+    words = re.split(r"[\s\-_/()]+", re.sub(r"['’]s\b", "", _bind(text).lower()))
     return {w.strip(".,:;?!\"'") for w in words if w.strip(".,:;?!\"'")}
 
 
@@ -42,7 +70,7 @@ def sides(question: str) -> list[set[str]]:
     not compare two or more named things."""
     out: list[set[str]] = []
     first = True
-    for part in _SIDES.split(question):
+    for part in _SIDES.split(_bind(question)):
         names: set[str] = set()
         for w in part.split():
             if _is_name(w, first):
@@ -65,6 +93,7 @@ class Pick:
     rows: list[Row]
     focus: str | None
     score: float
+    op: str | None = None  # sum | difference | ratio: computed by code from the focus column's values
 
     @property
     def facts(self) -> list[Fact]:
@@ -124,7 +153,7 @@ def compare_rows(question: str, facts: list[Fact], retrieved: dict[int, float]) 
         focus = next((h for h in sorted(headers) if _column_terms(h) & q_terms - {"no"}), None)
         score = total + retrieved.get(chunk_id, 0.0)
         if best is None or score > best.score:
-            best = Pick(chosen, focus, score)
+            best = Pick(chosen, focus, score, operation(question))
     return best
 
 
@@ -138,7 +167,34 @@ def rows_sentence(pick: Pick, marker: int, page: int) -> str:
     tail = ""
     if pick.focus:
         vals = [next((f for f in r.facts if f.col_header == pick.focus), None) for r in pick.rows]
-        if all(vals) and len(vals) == 2 and vals[0].value != vals[1].value:  # type: ignore[union-attr]
+        done = _computed(pick, vals)
+        if done:
+            tail = done
+        elif all(vals) and len(vals) == 2 and vals[0].value != vals[1].value:  # type: ignore[union-attr]
             hi = 0 if vals[0].value > vals[1].value else 1  # type: ignore[union-attr]
             tail = f", so {pick.rows[hi].label} is higher on {pick.focus}"
     return f"{'; '.join(parts)} (the table on p. {page}){tail} [{marker}]."
+
+
+def _computed(pick: Pick, vals: list[Fact | None]) -> str:
+    """The arithmetic the question asks, by code, on the focus column's values as printed (same unit and scale);
+    "" when it asks none or the values cannot be combined."""
+    if pick.op is None or not all(vals) or len(vals) < 2 or (pick.op != "sum" and len(vals) != 2):
+        return ""
+    got = [v for v in vals if v is not None]
+    if len({(v.unit, v.scale) for v in got}) != 1:
+        return ""
+    places = max((n.decimals for v in got for n in numbers(v.raw)[:1]), default=0)
+    a, b = got[0].value, got[1].value
+    unit = got[0].unit or ""
+    scale = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(got[0].scale, "")
+    tail = "%" if unit == "%" else f"{scale} {unit}".rstrip() if unit else scale
+    if pick.op == "sum":
+        return f", together {sum(v.value for v in got):,.{places}f}{tail} on {pick.focus} (computed)"
+    if pick.op == "difference":
+        which = pick.rows[0].label if a > b else pick.rows[1].label
+        return f", a difference of {abs(a - b):,.{places}f}{tail} on {pick.focus}, {which} higher (computed)"
+    if b == 0:
+        return ""
+    return f", so {pick.rows[0].label} is {a / b:,.2f} times {pick.rows[1].label} on {pick.focus} (computed)"
+

@@ -45,3 +45,21 @@ def test_the_table_whose_rows_match_each_side_is_picked_with_the_column_named():
 def test_no_pick_when_a_side_has_no_row_of_its_own():
     assert compare_rows("How does PaSa's Selector compare with Claude on F1?", SELECTOR, {7: 1.0}) is None
     assert compare_rows("How do Google and Bing compare?", CRAWLER + SELECTOR, {5: 1.0}) is None
+
+
+def test_a_numbered_item_is_one_name_and_the_arithmetic_asked_is_computed():
+    from rag.answer.rows import operation, sides
+
+    q = "Add up SBO's Scope 1 and market-based Scope 2 emissions for 2023."
+    assert sides(q) == [{"sbo", "scope1"}, {"scope2"}] and operation(q) == "sum"
+    assert operation("By how many F1 points does A trail B?") == "difference"
+    assert operation("How many times larger is A than B?") == "ratio"
+    assert operation("How does A compare with B?") is None
+    facts = [Fact(i, 1, 7, 53, label, label, year, f"FY{year}", int(year), "FY", False, v, raw, "t", 1.0, "CCF",
+                  f"{label} | …") for i, (label, year, v, raw) in enumerate([
+                      ("Scope 1, direct", "2023", 4040.9, "4,040.9"), ("Scope 1, direct", "2022", 4180.2, "4,180.2"),
+                      ("Scope 2, indirect (market based)", "2023", 9610.2, "9,610.2"),
+                      ("Scope 3, indirect", "2023", 102828.4, "102,828.4")])]
+    pick = compare_rows(q, facts, {7: 1.0})
+    assert [r.label for r in pick.rows] == ["Scope 1, direct", "Scope 2, indirect (market based)"]
+    assert "together 13,651.1 t on 2023 (computed)" in rows_sentence(pick, 1, 53)
