@@ -1,11 +1,14 @@
-"""Table facts: every row of a table (a financial statement, a KPI table) read into structured facts — the row
-label with its parent rows, the column header read as a period where it is one, the value with the sign of its
-parentheses, and the unit and scale from the table's header, caption or cells.
+"""Tables as records, and the facts derived from them. `read_tables` reads every table of a document (a financial
+statement, a KPI table, a paper's results table) into a `rag.records.Table`: its title, unit and scale, its columns
+with the period each reads as, and its rows with their label paths and cells (each value with the sign of its
+parentheses, its unit and scale from the cell, the row, the table's header, caption or unit line). `facts_of_table`
+makes each value cell a fact; `extract_facts` is the two in turn.
 
-Pure functions over the lines of a document's chunks in order (the layout step writes a table row as
-"label | v1 | v2" and a header row as "(Millions) | 2023 | 2022"), so the same code reads a document at ingestion
-and re-reads a stored document's chunks (`rag facts --rebuild`). A table continued on the next page (or in the
-next chunk) keeps its header, unit and parent rows until prose ends it."""
+Pure functions over the lines of a document's chunks in order (the layout step writes a table row's cells as
+"label | v1 | v2" and a header row as "(Millions) | 2023 | 2022"; `rag/ingest/gridless.py` rewrites the rows of a
+table the layout broke apart), so the same code reads a document at ingestion and a stored document's chunks again
+(`rag facts --rebuild --reread`). A table continued on the next page (or in the next chunk) keeps its header, unit
+and parent rows until prose ends it."""
 
 from __future__ import annotations
 
