@@ -344,6 +344,11 @@ def cmd_reindex(args) -> int:
     return 0
 
 
+def _printable(text: str | None) -> str:
+    """Document text for the terminal: no control characters."""
+    return re.sub(r"[\x00-\x1f\x7f]", "?", text or "")
+
+
 def cmd_redetect(args) -> int:
     from rag.ingest.redetect import redetect_issuers
 
@@ -351,7 +356,7 @@ def cmd_redetect(args) -> int:
     store = _store(args, settings)
     changes = redetect_issuers(store, apply=not args.dry_run)
     for did, name, old, new in changes:
-        show = lambda x: re.sub(r"[\x00-\x1f\x7f]", "?", x)  # noqa: E731 (document text: no control characters)
+        show = _printable
         print(f"{did:>5}  {show(name)[:44]:44}  {show(old or '—')[:30]:30} -> {show(new)}")
     print(f"{'would change' if args.dry_run else 'changed'} the issuer of {len(changes)} document(s)")
     return 0
@@ -368,7 +373,7 @@ def cmd_tables(args) -> int:
     if not tables:
         print("no tables")
         return 0
-    show = lambda x: re.sub(r"[\x00-\x1f\x7f]", "?", x or "")  # noqa: E731 (document text: no control characters)
+    show = _printable
     for t in tables:
         pages = f"p.{t.page_start}" + (f"–{t.page_end}" if t.page_end != t.page_start else "")
         unit = f"{t.unit or ''} ×{t.scale:g}".strip()

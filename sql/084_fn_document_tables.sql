@@ -3,6 +3,7 @@
 -- replace_document_tables(document, tables, facts): a stored document's tables and the facts derived from them read
 -- again (`rag facts --rebuild`), the old ones deleted and the new ones written in one transaction, in reading order
 -- (as ingest_document writes them, sql/083); returns the number of facts written.
+-- replace_document_facts (046's, same signature) now writes the facts in reading order; replace_document_tables calls it.
 -- All run as the caller: row-level security leaves each workspace its own documents' tables.
 create or replace function tables_of_chunks(p_chunk_ids bigint[])
 returns table (table_id bigint, document_id bigint, table_no int, chunk_indexes int[], page_start int, page_end int,
@@ -33,7 +34,9 @@ as $$
      order by t.table_no;
 $$;
 
-create or replace function replace_document_tables(p_document_id bigint, p_tables jsonb, p_facts jsonb)
+-- replace_document_facts (replaces 046, same signature and result): the facts written in reading order (their ids
+-- follow the list given), as ingest_document writes them (sql/083).
+create or replace function replace_document_facts(p_document_id bigint, p_facts jsonb)
 returns int
 language plpgsql
 set search_path = public, pg_temp
@@ -41,18 +44,6 @@ as $$
 declare
     n int;
 begin
-    delete from doc_tables where document_id = p_document_id;
-    insert into doc_tables (document_id, table_no, chunk_indexes, page_start, page_end, title, unit, scale, stub,
-                            columns, rows)
-    select p_document_id, (t->>'table_no')::int,
-           array(select jsonb_array_elements_text(t->'chunk_indexes')::int),
-           (t->>'page_start')::int, (t->>'page_end')::int, coalesce(t->>'title', ''), t->>'unit',
-           coalesce((t->>'scale')::double precision, 1), coalesce(t->>'stub', ''),
-           coalesce(t->'columns', '[]'::jsonb), coalesce(t->'rows', '[]'::jsonb)
-      from jsonb_array_elements(case when jsonb_typeof(p_tables) = 'array' then p_tables else '[]'::jsonb end)
-           with ordinality as tj(t, ti)
-      join documents d on d.id = p_document_id
-     order by tj.ti;
     delete from facts where document_id = p_document_id;
     insert into facts (document_id, chunk_id, page, label, label_path, col_header, period, fiscal_year,
                        fiscal_period, is_change, value, raw, unit, scale, table_title, row_text, col)
@@ -68,6 +59,28 @@ begin
      order by xj.xi;  -- ids in reading order, as at ingestion
     get diagnostics n = row_count;
     return n;
+end;
+$$;
+
+create or replace function replace_document_tables(p_document_id bigint, p_tables jsonb, p_facts jsonb)
+returns int
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    delete from doc_tables where document_id = p_document_id;
+    insert into doc_tables (document_id, table_no, chunk_indexes, page_start, page_end, title, unit, scale, stub,
+                            columns, rows)
+    select p_document_id, (t->>'table_no')::int,
+           array(select jsonb_array_elements_text(t->'chunk_indexes')::int),
+           (t->>'page_start')::int, (t->>'page_end')::int, coalesce(t->>'title', ''), t->>'unit',
+           coalesce((t->>'scale')::double precision, 1), coalesce(t->>'stub', ''),
+           coalesce(t->'columns', '[]'::jsonb), coalesce(t->'rows', '[]'::jsonb)
+      from jsonb_array_elements(case when jsonb_typeof(p_tables) = 'array' then p_tables else '[]'::jsonb end)
+           with ordinality as tj(t, ti)
+      join documents d on d.id = p_document_id
+     order by tj.ti;
+    return replace_document_facts(p_document_id, p_facts);
 end;
 $$;
 
