@@ -27,7 +27,7 @@ _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line 
                 r"day\b|week\b)(?:unit of |€|\$|[a-z])|(?<![\w])(?:t|kg|g|tons?|tonnes?|kwh|mwh|gwh|gj|mj|m3|m³|tco2e?)\s?/\s?(?!share\b|"
                 r"year\b|yr\b|a\b)[a-z€$]", re.I), "intensity"),
     (re.compile(r"co\s?[2₂]\s?e?|\bghg\b|carbon", re.I), "emissions"),
-    (re.compile(r"\b[kmgtp]?wh\b|\b[gtp]j\b|\bjoules?\b|\bmegajoules?\b|\bgigajoules?\b|"
+    (re.compile(r"\b[kmgtp]?wh\b|\b[mgtp]j\b|\bjoules?\b|\bmegajoules?\b|\bgigajoules?\b|"
                 r"\b(?:kilo|mega|giga|tera)?watt[- ]?hours?\b", re.I), "energy"),
     (re.compile(r"\bm\s?[³3]\b|\bcubic met|\bmegalit|\bml\b|\blit(er|re)s?\b|\bgallons?\b", re.I), "water"),
     (re.compile(r"per (common |ordinary |diluted |basic )?share|/share|\beps\b", re.I), "per_share"),
@@ -213,8 +213,13 @@ _UNITS = [
     (re.compile(r"\bk\s?t\s?co\s?2\s?e?\b|\bkilotonnes? co2", re.I), "kt CO2e"),
     (re.compile(r"\bm\s?t\s?co\s?2\s?e?\b|\bmillion (metric )?tonnes? co2", re.I), "Mt CO2e"),
     (re.compile(r"\b(metric )?(t|tonnes?|tons?)\s?(of )?co\s?2\s?e?(q)?\b|\btco\s?2\s?e?\b", re.I), "t CO2e"),
-    (re.compile(r"\bgwh\b", re.I), "GWh"), (re.compile(r"\bmwh\b", re.I), "MWh"), (re.compile(r"\bkwh\b", re.I), "kWh"),
-    (re.compile(r"\btj\b", re.I), "TJ"), (re.compile(r"\bgj\b", re.I), "GJ"),
+    # energy, by its symbol or spelled out ("megawatt hours" is energy, never a count of hours)
+    (re.compile(r"\btwh\b|\bterawatt[- ]?hours?\b", re.I), "TWh"),
+    (re.compile(r"\bgwh\b|\bgigawatt[- ]?hours?\b", re.I), "GWh"),
+    (re.compile(r"\bmwh\b|\bmegawatt[- ]?hours?\b", re.I), "MWh"),
+    (re.compile(r"\bkwh\b|\bkilowatt[- ]?hours?\b", re.I), "kWh"),
+    (re.compile(r"\btj\b|\bterajoules?\b", re.I), "TJ"), (re.compile(r"\bgj\b|\bgigajoules?\b", re.I), "GJ"),
+    (re.compile(r"\bmj\b|\bmegajoules?\b", re.I), "MJ"),
     (re.compile(r"\bm\s?[³3]\b|\bcubic met", re.I), "m3"), (re.compile(r"\bmegalit|\bml\b", re.I), "ML"),
     (re.compile(r"\blit(er|re)s?\b", re.I), "liters"),
     (re.compile(r"\b(metric )?(tonnes|tons)\b|\bin t\b|^t$", re.I), "t"),
@@ -336,8 +341,8 @@ def numbers(text: str) -> list[Num]:
     clean = re.sub(r"(\d)[ \t]*(?:percentage points?|pp\b|percent|per cent)\b", r"\1%", clean, flags=re.I)
     for m in _NUMBER.finditer(clean):
         raw, suffix = m.group(1), (m.group(2) or "").strip().lower()
-        if suffix in ("k", "m", "b") and "$" not in raw:
-            continue  # a name, not an amount: "3M", "5G"
+        if suffix in ("k", "m", "b") and "$" not in raw and not ("." in raw and m.group(2) in ("M", "B")):
+            continue  # a name ("3M", "5G") or a length ("2.5 m"); "16.4B tokens", "81.1M papers" are amounts
         if not suffix and m.end() < len(clean) and clean[m.end()].isalpha():
             continue  # "A320", "10x" are names or units we do not compare
         digits = raw.replace("$", "").replace(",", "").replace("(", "").replace(" ", "")

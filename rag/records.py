@@ -310,7 +310,8 @@ class Table:
         """The table as a grid of text for display: a header (row label, then each column) and one line per row,
         each value as printed under its column (a row that does not line up lists its values from the left)."""
         head = ["" if not self.stub else self.stub] + [c.header for c in self.columns]
-        width = max([len(self.columns)] + [len(r.cells) for r in self.rows])
+        width = max([len(self.columns)] + [(c.column if c.column is not None else c.position) + 1
+                                             for r in self.rows for c in r.cells])
         head += [""] * (width - len(self.columns))
         lines = []
         for r in self.rows:

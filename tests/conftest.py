@@ -94,6 +94,7 @@ def pdfs(tmp_path_factory):
         "10k_2021": m.make_10k(d / "acme_old.pdf", year=2021, revenue=11500, capex=1400),
         "10k_2020": m.make_10k(d / "scan0001.pdf", year=2020, revenue=10100, capex=1300),
         "esg": m.make_esg(d / "esg.pdf"),
+        "annual": m.make_annual_report(d / "annual_report_2023.pdf"),
         "encrypted": m.make_encrypted(d / "memo.pdf"),
         "blank": m.make_blank(d / "blank.pdf"),
         "scanned": m.make_scanned(d / "scan.pdf"),

@@ -26,6 +26,10 @@ _PER_SHARE = re.compile(r"per (common |ordinary |diluted |basic )?share|\beps\b|
 _PERCENTISH = re.compile(r"\b(margin|rate|ratio|percent|percentage|share of|in %|as a % of|% of)\b|%", re.I)
 _COUNTISH = re.compile(r"\b(number of|employees|headcount|stores|locations|shares outstanding|customers|patents?|"
                        r"(?<!per )shares\b)", re.I)
+# in a table of amounts, a counted word that is the object of an amount ("Proceeds from stock issued to employees",
+# "Payments to customers") does not make the row a count; "Worldwide employees", "Number of stores" stay counts
+_COUNTED_OBJECT = re.compile(r"\b(?:to|from|for|by|with|under|on)\s+(?:\w+\s+){0,2}(?:employees|headcount|stores|"
+                             r"locations|shares|customers|patents?)\b", re.I)
 
 # -- headers -------------------------------------------------------------------------------------------------------
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -134,6 +138,43 @@ def is_header_row(line: str) -> bool:
     periodish = sum(bool(_PERIOD_WORD.search(c) or _CHANGE.search(c)) for c in rest)
     values = sum(read_cell(c) is not None and not _YEAR.fullmatch(c.strip()) for c in rest)
     return values == 0 and periodish >= max(1, len(rest) - 1)
+
+
+_GLUED = re.compile(r"((?:19|20)\d{2})(\d{1,2})")
+
+
+def unglue_years(line: str) -> str:
+    """A header's year with its footnote mark glued on ("20203 | 2021 | 2022": 2020, note 3) as the year: only in a
+    line of years and names, and only where the next or the previous cell is the year beside it."""
+    cells = _cells(line)
+    if " | " not in line or re.search(r"\d,\d{3}|\d\.\d|[$€£%]", line):
+        return line
+    years = [int(c) if _YEAR.fullmatch(c) and c.isdigit() else None for c in cells]
+    out = list(cells)
+    for i, c in enumerate(cells):
+        m = _GLUED.fullmatch(c)
+        if m:
+            y = int(m.group(1))
+            near = {years[j] for j in (i - 1, i + 1) if 0 <= j < len(cells)}
+            if y + 1 in near or y - 1 in near:
+                out[i] = m.group(1)
+    return " | ".join(out) if out != cells else line
+
+
+def _lower_header(t: _Table, text: str, recent: list[str]) -> bool:
+    """A header printed as stacked lines ("2023 | 2023" over "Merck thereof" over "GWh | 2020 | 2021 | 2022 | Group |
+    Merck KGaA"): right under a header, with no row read since and only a few words between, a line of more
+    columns — periods, then one or two columns named — is its lower level."""
+    if not t.header_rows or not recent or recent[0] != t.header_rows[-1] or \
+            not all(_short_plain(x) and not re.search(r"\d", x) for x in recent[1:]):
+        return False
+    rest = [c for c in _cells(text)[1:] if c]
+    if len(rest) <= len([c for c in _cells(t.header_rows[-1])[1:] if c]) or re.search(r"\d,\d{3}|\$\s?\d", text):
+        return False
+    periods = [c for c in rest if _YEAR.fullmatch(c.strip())]
+    names = rest[len(periods):]
+    return len(periods) >= 2 and rest[: len(periods)] == periods and 1 <= len(names) <= 2 and \
+        all(len(c.split()) <= 3 and c[:1].isupper() and not re.search(r"\d", c) for c in names)
 
 
 _FOOTNOTE = re.compile(r"(?<=\s)\d{1,2}\)|\*+")
@@ -331,6 +372,8 @@ class _Table:
     parent_before: str = ""  # the parent before the last label-only line (restored when that line was a wrapped label)
     wrapped: str = ""  # the label-only line just read as the first line of a lower-case row's label
     group_from_siblings: str = ""  # the parent to restore when the lower-case rows under that line end
+    has_rows: bool = False
+    unit_below: bool = False  # unit_hint is a unit line between rows: it names the unit of the rows below it
 
 
 @dataclass
@@ -359,6 +402,8 @@ def _table_unit(t: _Table, heading: str) -> tuple[str | None, float]:
     """The table's unit and scale: from its header's first cell, the lines above it, its title or heading."""
     cols = " ".join(c.header for c in t.header.columns) if t.header else ""
     hint = " ".join(x for x in (t.header.stub if t.header else "", t.unit_hint, t.title, cols) if x)
+    if t.unit_below:  # "In TJ" between the rows in GWh and the same rows in TJ
+        hint = t.unit_hint
     scale = scale_of(hint) or scale_of(heading) or 1.0
     unit = currency_of(hint) or unit_of(hint)
     return unit, scale
@@ -383,7 +428,9 @@ def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float
     if unit == "%":
         return "%", 1.0
     if unit is None:
-        if _COUNTISH.search(label) and not currency_of(cell.raw):
+        amount = bool(currency or currency_of(table_unit or "")) and bool(_COUNTED_OBJECT.search(label)) and \
+            not re.search(r"\bnumber of\b", label, re.I)  # in a table of amounts, an amount paid to the counted
+        if _COUNTISH.search(label) and not currency_of(cell.raw) and not amount:
             unit = "shares" if re.search(r"shares", label, re.I) else \
                 ("employees" if re.search(r"employees|headcount", label, re.I) else None)
             return unit, (scale or (table_scale if unit == "shares" else 1.0))
@@ -432,7 +479,8 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
             read[-1].caption = text[:200]
             t, recent, intro = _Table(), [], ""
             continue
-        header_text = text if is_header_row(text) else plain_header(text)
+        cand = unglue_years(text) if _GLUED.search(text) else text  # changed only when it then reads as a header
+        header_text = cand if is_header_row(cand) or _lower_header(t, cand, recent) else plain_header(text)
         if header_text is not None:
             t = _on_header(t, header_text, recent, ln, doc, intro)
             intro = ""
@@ -516,6 +564,9 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
     table."""
     if t.header_rows and recent and recent[-1] == t.header_rows[-1]:
         t.header_rows.append(text)
+    elif _lower_header(t, text, recent):  # the words between are the upper level's, not a group of rows
+        t.header_rows.append(text)
+        t.parent = t.pending_label = ""
     elif t.header_rows and text == t.header_rows[-1] and \
             not any(x.rstrip().endswith(":") or _INTRO.search(x) for x in recent[1:]):
         return t  # the same header again: the table goes on (unless a line introduced another table)
@@ -549,7 +600,9 @@ def _on_plain(t: _Table, text: str) -> None:
     group = group_label(text)
     named = group != text and bool(re.search(r"[A-Za-z]{3,}", group))  # "Revenue ($ in millions)"
     if t.header is not None and not named and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
-        t.unit_hint = f"{t.unit_hint} {text}".strip()  # "(In millions)" under the header
+        # "(In millions)" under the header; "In TJ" between rows: the rows below are in that unit
+        t.unit_hint = text if t.has_rows else f"{t.unit_hint} {text}".strip()
+        t.unit_below = t.has_rows
         return
     unit = re.search(r"\([^()]*\)\s*$", text)
     if t.header is not None and unit and group and not text.endswith(group) and re.search(r"[A-Za-z]{3,}", group) \
@@ -710,7 +763,9 @@ def _add_row(read: list[_Read], t: _Table, label: str, cells: list[Cell | None],
     table_unit, table_scale = _table_unit(t, ln.heading)
     row = _row_record(label, cells, row_text, t, ln, table_unit, table_scale)
     if row.cells:
-        if not read or read[-1].state is not t or read[-1].header is not t.header:
+        t.has_rows = True
+        if not read or read[-1].state is not t or read[-1].header is not t.header or \
+                (t.unit_below and (read[-1].unit, read[-1].scale) != (table_unit, table_scale)):
             read.append(_Read(t, t.header, table_unit, table_scale))
         read[-1].rows.append(row)
 

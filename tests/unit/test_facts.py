@@ -2,7 +2,7 @@
 header (one or two levels), signs, units and scales, a table continued in the next chunk, and where prose ends it."""
 
 from rag.ingest.facts import (DocContext, SourceLine, clean_label, extract_facts, is_header_row, plain_header,
-                              read_cell)
+                              read_cell, read_tables)
 
 TEN_K = DocContext(2018, "FY", "10-K")
 
@@ -306,3 +306,68 @@ Loans to third parties | 52 | 60 | 40 | 45
     assert got == {"Total Dec. 31, 2023": 52, "Total Dec. 31, 2022": 60, "Non-current Dec. 31, 2023": 40,
                    "Non-current Dec. 31, 2022": 45}
     assert {f.period for f in facts} == {"FY2023", "FY2022"} and facts[0].scale == 1e6
+
+
+def test_a_header_printed_as_stacked_lines_keeps_every_column():
+    """'2023 | 2023' over 'Merck thereof' over 'GWh | 2020 | 2021 | 2022 | Group | Merck KGaA': one two-level header;
+    the words between are the upper level's, not the group of the first row."""
+    facts = _facts("""
+Energy consumption
+2023 | 2023
+Lakeside thereof
+GWh | 2020 | 2021 | 2022 | Group | Parent AG
+Total energy consumption | 812 | 798 | 765 | 731 | 102
+Direct energy consumption | 402 | 391 | 377 | 360 | 51
+""", DocContext(2023, "FY", "annual report"))
+    total = [f for f in facts if f.label_path == "Total energy consumption"]
+    assert [(f.raw, f.period) for f in total] == [("812", "FY2020"), ("798", "FY2021"), ("765", "FY2022"),
+                                                  ("731", "FY2023"), ("102", "FY2023")]
+    assert total[3].col_header == "2023 Group" and total[4].col_header == "2023 Parent AG"
+    assert {f.unit for f in total} == {"GWh"}
+
+
+def test_a_repeated_header_under_a_header_is_not_a_lower_level():
+    facts = _facts("""
+(In millions) | 2018 | 2017
+Revenue | 100 | 90
+(In millions) | 2018 | 2017
+Cost of sales | 60 | 50
+""")
+    assert [f.period for f in facts if f.label_path.endswith("Cost of sales")] == ["FY2018", "FY2017"]
+
+
+def test_units_spelled_out_are_their_type():
+    lines = [SourceLine(t, 4, 0, "") for t in ("Energy use at production sites in megawatt hours", "2023 | 2022",
+                                               "Total production sites | 79,587 | 78,717")]
+    assert {f.unit for f in extract_facts(lines, DocContext(2023, "FY", "annual report"))} == {"MWh"}
+
+
+def test_an_amount_paid_to_the_counted_is_an_amount_not_a_count():
+    facts = _facts("""
+CONSOLIDATED STATEMENTS OF CASH FLOWS (Amounts in millions)
+(Amounts in millions) | 2019 | 2018
+Proceeds from issuance of common stock to employees | $ 105 | $ 99
+Worldwide employees | 22,634 | 21,357
+""")
+    assert {f.unit for f in facts if "Proceeds" in f.label_path} == {"USD"}
+    assert {f.unit for f in facts if "Worldwide" in f.label_path} == {"employees"}
+
+
+def test_a_unit_line_between_rows_is_the_unit_of_the_rows_below():
+    lines = [SourceLine(t, 5, 0, "") for t in (
+        "Energy consumption", "GWh | 2022 | 2023", "Total energy consumption | 2,432 | 2,337",
+        "In TJ", "Total energy consumption | 8,755 | 8,413")]
+    tables = read_tables(lines, DocContext(2023, "FY", "annual report"))
+    assert [(t.unit, [c.raw for c in t.rows[0].cells]) for t in tables] == [("GWh", ["2,432", "2,337"]),
+                                                                           ("TJ", ["8,755", "8,413"])]
+    assert [c.unit for t in tables for c in t.rows[0].cells] == ["GWh", "GWh", "TJ", "TJ"]
+
+
+def test_a_row_with_an_empty_cell_before_its_values_shows_as_a_grid():
+    """A row that does not line up, whose first printed cell was empty: its values keep their places (a display
+    error here broke `rag tables` and the citation's table dialog)."""
+    from rag.records import Table, TableCell, TableRow
+    row = TableRow("Year Ending June 30", (), (TableCell("2024", 2024.0, None, 1.0, None, 2),
+                                              TableCell("$2,363", 2363.0, "USD", 1.0, None, 3)), 80, 0, "")
+    head, lines = Table("Debt", "USD", 1.0, "", (), (row,)).grid()
+    assert len(head) == 5 and lines == [["Year Ending June 30", "", "", "2024", "$2,363"]]
