@@ -29,7 +29,7 @@ from rag.answer.extractive import Unit, units_of
 from rag.quantities import (PROTOTYPES, Num, asked_class, class_of_unit, compatible, named_class, numbers,
                              printed_class, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
-from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, label_terms, strip_instructions
+from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
 
@@ -48,6 +48,7 @@ class FitSettings:
     narrative_floor: float = 0.30
     chart_floor: float = 0.25  # a chart this far from the measure asked is not the one asked  # a narrative sentence below this similarity does not answer
     measure_match: float = 0.60  # a label or sentence this close to the measure is the measure asked
+    rules_margin: float = 0.25  # a candidate that is the measure replaces the rules' row when it fits this much better
     nearby_floor: float = 0.30  # what the documents say nearby is named only this close to the measure
     max_sentences: int = 50
     max_rows: int = 120
@@ -80,7 +81,8 @@ class Typed:
 @lru_cache(maxsize=8192)
 def column_group(header: str | None) -> str:
     """A column header without its period: "Germany 2023" → "Germany", "FINE" → "FINE", "2023" → ""."""
-    h = re.sub(r"\b(?:fy|fiscal(?: year)?)?\s?'?(?:19|20)\d{2}(?:\s*/\s*\d{2,4})?\b|\b(?:q[1-4]|h[12]|9m)\b|"
+    h = re.sub(r"\b(?:fy|fiscal(?: year)?)?\s?'?(?:19|20)\d{2}(?:\s*/\s*\d{2,4})?\b|\bfy\s?'?\d{2}\b|"
+               r"\b(?:q[1-4]|[1-4]q|h[12]|9m)(?:\s?'?\d{2})?\b|"
                r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,2})?,?|"
                r"\b(?:as of|as at|at|year|years|ended|ending|months?|three|six|nine|twelve|restated|adjusted)\b",
                " ", header or "", flags=re.I)
@@ -100,6 +102,8 @@ _PRINTED = ("currency", "energy", "emissions", "water", "mass", "per_share")
 
 # a row whose own label names a rate or a share measures a percentage, whatever its table counts
 _RATE_ROW = re.compile(r"\b(rate|ratio|share|proportion|percentage|quota)\b", re.I)
+# a group of rates ("Turnover rate by region" over "Europe", "North America"): each row under it is a rate
+_RATE_GROUP = re.compile(r"\b(rates?|ratios?|percentages?|quotas?)\b", re.I)
 
 _VEC_CACHE: OrderedDict[str, np.ndarray] = OrderedDict()
 _VEC_LOCK = threading.Lock()
@@ -242,6 +246,7 @@ class Judge:
         # a unit the question prints ("in EUR", "in MWh"), not a class inferred from a word ("rate", "how many")
         self.unit_named = printed_class(question)
         self.change_asked = bool(_CHANGE_ASKED.search(question))  # a percentage may answer a change asked
+        self.unit_asked = asked_unit(question)  # "in GWh": of two tables alike, one in GWh and one in TJ, the GWh
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -263,8 +268,9 @@ class Judge:
             cls = "percent" if cell.unit == "%" else class_of_unit(cell.unit) or class_of_unit(title)
             if cls in (None, "mass") and class_of_unit(f"{title} {path}") in ("emissions", "intensity"):
                 cls = class_of_unit(f"{title} {path}")  # "t" in a table of "t CO2e"; a row of an intensity
-            elif cls in (None, "headcount", "count") and _RATE_ROW.search(path.rsplit("›", 1)[-1]):
-                cls = "percent"  # "Turnover rate" in a table of "Staff": the row measures a rate, not people
+            elif cls in (None, "headcount", "count") and (_RATE_ROW.search(path.rsplit("›", 1)[-1]) or
+                                                           _RATE_GROUP.search(path)):
+                cls = "percent"  # "Turnover rate" (or its group) in a table of "Staff": a rate, not people
             label = f"{path} ({title})" if title and title.lower() not in path.lower() else path
             out.append(Typed("row", label, chunks[cid], numbers(cell.raw)[0] if numbers(cell.raw) else None, cls,
                              {cell.fiscal_year} if cell.fiscal_year else set(), fact=cell))
@@ -335,6 +341,8 @@ class Judge:
             period = w[c.checks["period"]] * cfg.period_weight
             entity = min(0.0, w[c.checks["entity"]]) * cfg.entity_weight
             qualifier = w[c.checks["qualifier"]] * cfg.qualifier_weight
+            if self.unit_asked and c.fact is not None and c.fact.unit == self.unit_asked:
+                unit += cfg.unit_weight / 2  # the very unit asked, not only its kind
             c.fit = c.sim + unit + period + entity + qualifier + cfg.rank_weight * max(c.chunk.final, 0.0) / top
         return sorted(cands, key=lambda c: -c.fit)
 
@@ -367,8 +375,12 @@ class Judge:
             unit = "mismatch"  # a percentage answers a share, a rate or a change asked, never an amount or a count
         if c.kind == "sentence" and c.unit_class is None and self.unit_named in _PRINTED:
             unit = "mismatch"  # "in EUR" asked: a sentence's bare number ("among the top 100") is not an amount
-        return {"entity": entity, "period": period, "unit": unit,
-                "qualifier": qualifier_fit(self.qualifiers, c.label) if self.qualifiers else "inferred"}
+        qualifier = "inferred"
+        if self.qualifiers:  # the row's own label first: "(Scope 1)" under a title "Scope 1 and 2" is Scope 1
+            qualifier = qualifier_fit(self.qualifiers, c.fact.label_path) if c.fact is not None else "inferred"
+            if qualifier == "inferred":
+                qualifier = qualifier_fit(self.qualifiers, c.label)
+        return {"entity": entity, "period": period, "unit": unit, "qualifier": qualifier}
 
     def best_value(self, facts: list[Fact], chunks: list[Candidate]) -> list[Typed]:
         """Every typed candidate for a figure, best first: table cells and sentences with a value."""

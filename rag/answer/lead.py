@@ -260,8 +260,18 @@ def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: d
 
 
 def same_row(f: Fact, facts: list[Fact]) -> list[Fact]:
-    """The other cells of a fact's row (other periods, the change column)."""
-    return [x for x in facts if x.chunk_id == f.chunk_id and x.row_text == f.row_text and x.fact_id != f.fact_id]
+    """The other cells of a fact's row in its own series (other periods, the change column): under a column named
+    like the fact's ("Germany 2022" for "Germany 2023"). A column named right after the run of bare periods
+    continues it ("2020 | 2021 | 2022 | 2023 Group"); a column further on is a part ("2023 thereof Parent AG") and
+    is never compared with the whole's earlier years."""
+    from rag.answer.fit import column_group
+    row = [x for x in facts if x.chunk_id == f.chunk_id and x.row_text == f.row_text and x.fact_id != f.fact_id]
+    group = column_group(f.col_header)
+    mine = [x for x in row if column_group(x.col_header) == group]
+    bare = [x for x in row if not column_group(x.col_header) and not x.is_change]
+    if group and bare and not any(x.fiscal_year for x in mine) and f.col == max(x.col for x in bare) + 1:
+        mine += bare
+    return mine
 
 
 # -- wording ----------------------------------------------------------------------------------------------------------

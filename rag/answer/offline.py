@@ -106,13 +106,13 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
                         answerable.not_reported(ask, it.question, _who(ask, docs)))
     judged = _judged(r, ask, by_id, lead, papers)
     # the part asked ("in Romania") is judged on the figure that would lead: the judge's, else the rules'
-    missing_part = _missing_breakdown(judged.lead if judged.lead is not None else lead, scored_units, it, ask, docs,
-                                      judged.sentence)
+    missing_part = _missing_breakdown(judged.lead if judged.lead is not None else (None if judged.replaces else lead),
+                                      scored_units, it, ask, docs, judged.sentence)
     if missing_part:
         return _refused(t0, r, missing_part)
     if judged.refusal:
         return _refused(t0, r, judged.refusal)
-    lead = judged.lead if judged.lead is not None else lead
+    lead = judged.lead if judged.lead is not None else (None if judged.replaces else lead)
     if lead is not None and judged.fit is not None:
         lead.fit = judged.fit
     _fetch_chunks(r.book, lead, chunks, by_id)
@@ -165,6 +165,7 @@ class Judged:
     refusal: str | None = None
     fit: float | None = None  # the lead's fit (its measure's similarity, with type, period and entity)
     chart: FigureHit | None = None  # the chart asked for, which the lead describes
+    replaces: bool = False  # the sentence leads instead of the rules' table fact
 
 
 def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | None, papers: bool) -> Judged:
@@ -261,13 +262,20 @@ def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, Docum
     if ask.change or ask.metric is not None:  # a change or a metric computed from the row: the row's own value is
         return Judged(fit=mine.fit)            # not in the unit asked (a growth's percentage, a margin's inputs)
     part = not _names_part(mine, ask.parts)  # "in Romania": the rules' row does not name the part asked
-    if any(mine.checks.get(k) == "mismatch" for k in ("unit", "qualifier")) or mine.fit < judge.cfg.answer_floor \
-            or part:
-        # an intensity for a total, Scope 2 for Scope 3, "work in progress" for "women worked"
-        best = next((c for c in judge.best_value(r.facts, r.chunks)
-                     if judge.answers(c) and (not part or _names_part(c, ask.parts))), None)
+    failed = any(mine.checks.get(k) == "mismatch" for k in ("unit", "qualifier")) or mine.fit < judge.cfg.answer_floor
+    best = next((c for c in judge.best_value(r.facts, r.chunks)
+                 if judge.answers(c) and (not part or _names_part(c, ask.parts))), None)
+    if failed or part:
+        # an intensity for a total, Scope 2 for Scope 3
         if best is not None and best.fact is not None and (best.fit > mine.fit or part):
             return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
+    elif best is not None and best.sim >= judge.cfg.measure_match and best.fit >= mine.fit + judge.cfg.rules_margin \
+            and _names_part(best, ask.parts):
+        # the rules matched a word ("work in progress" for "women worked", an employee "retention rate" for the
+        # "net retention rate"); a candidate that is the measure by meaning, and passes every check, fits far better
+        if best.fact is not None:
+            return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
+        return Judged(sentence=best, fit=best.fit, replaces=True)
     return Judged(fit=mine.fit)
 
 

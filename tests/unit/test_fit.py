@@ -147,3 +147,19 @@ def test_a_table_whose_columns_are_not_periods_gives_one_candidate_per_column(em
     judge = Judge(embedder, "inter-annotator std dev of FINE annotations on PubMed?", [], [], [], DOCS)
     best = judge.best_value(cells, [_chunk(1, "PubMed | 11.8 | 7.3", year=2023)])[0]
     assert best.fact is not None and best.fact.col_header == "FINE"
+
+
+def test_a_number_with_a_scale_letter_is_an_amount_and_a_name_is_not():
+    from rag.quantities import numbers
+    got = numbers("The corpus contains 16.4B tokens from 81.1M papers")
+    assert [round(n.value) for n in got] == [16_400_000_000, 81_100_000]
+    assert numbers("3M and 5G networks") == [] and numbers("a beam 2.5 m long") == []
+    assert class_of_unit("megawatt hours") == "energy" and class_of_unit("MJ") == "energy"
+
+
+def test_a_row_that_names_its_qualifier_is_judged_by_it_not_by_its_table_title():
+    from rag.answer.fit import qualifier_fit, qualifiers
+    asked = qualifiers("Scope 2 (market-based) in kt CO2e")
+    title = "Total greenhouse gas emissions (Scope 1 and 2 of the GHG Protocol)"
+    assert qualifier_fit(asked, f"Direct CO2eq emissions (Scope 1) ({title})") == "match"  # the title names both
+    assert qualifier_fit(asked, "Direct CO2eq emissions (Scope 1)") == "mismatch"  # the row's own label decides
