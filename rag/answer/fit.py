@@ -178,24 +178,32 @@ def measure_text(question: str, company_words: list[str]) -> str:
 _QUALIFIER = re.compile(r"\b([A-Za-z]{3,})\s*(\d{1,2}(?:\.\d{1,2})?)(?:\s*(?:and|&|\+|,|/)\s*(\d{1,2}(?:\.\d{1,2})?))?\b")
 
 
+# a qualifier named to exclude it: "not included in Scope 1 or 2", "excluding Scope 3", "other than Tier 1"
+_NEGATED = re.compile(r"\b(?:not (?:included )?in|excluding|excl\.|except(?: for)?|other than|outside(?: of)?|without)\s+"
+                      r"[A-Za-z]{3,}\s*\d{1,2}(?:\.\d{1,2})?(?:\s*(?:and|&|\+|,|/|or)\s*\d{1,2}(?:\.\d{1,2})?)*", re.I)
+
+
 def qualifiers(text: str) -> dict[str, set[str]]:
-    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2"."""
+    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2" (a qualifier
+    named to exclude it is not one: "emissions not included in Scope 1 or 2")."""
     out: dict[str, set[str]] = {}
-    for m in _QUALIFIER.finditer(text):
+    for m in _QUALIFIER.finditer(_NEGATED.sub(" ", text)):
         out.setdefault(m.group(1).lower(), set()).update(x for x in m.group(2, 3) if x)
     return out
 
 
 def qualifier_fit(asked: dict[str, set[str]], label: str) -> str:
-    """mismatch when the candidate names the same qualifier with other numbers only (Scope 2 for Scope 1)."""
+    """mismatch when the candidate names a qualifier asked with other numbers only (Scope 2 for Scope 1); match when
+    it prints the dotted number asked ("3.11 Use of sold products" for "category 3.11") or names every qualifier
+    asked; inferred when it names some and is silent on others (Scope 3 in total for "Scope 3 category 3.11")."""
     got = qualifiers(label)
     common = [w for w in asked if w in got]
+    if any(not (asked[w] & got[w]) for w in common):
+        return "mismatch"
     dotted = {n for ns in asked.values() for n in ns if "." in n}
-    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", label) for n in dotted) and not common:
-        return "match"  # "3.11 Use of sold products" for "category 3.11"
-    if not common:
-        return "inferred"
-    return "match" if all(asked[w] & got[w] for w in common) else "mismatch"
+    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", _NEGATED.sub(" ", label)) for n in dotted):
+        return "match"
+    return "match" if common and len(common) == len(asked) else "inferred"
 
 
 _QUESTION_WORDS = re.compile(r"^\s*(?:(?:what|which|how)\s+(?:much|many|big|large|high)?\s*(?:is|was|were|are|did|does|do)?"

@@ -338,7 +338,7 @@ def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact],
             if ask.change and ask.unit and direction != "unchanged":  # "what's the change in GWh": the difference
                 by = f"{money(f, abs(diff))} ({abs(g):.1f}%)"
             text += f", {direction} {by} from {money(prior, pv)} {period_words(prior)}" if direction != \
-                "unchanged" else f", unchanged from {period_words(prior)}"
+                "unchanged" else f", unchanged from {money(prior, pv)} {period_words(prior)}"
             if computed is not None and direction != "unchanged":
                 computed.append(by)  # by code, from the two cells: not printed in the passage
     scope = _scope(f)

@@ -299,8 +299,16 @@ def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) 
         base = re.sub(r"\s{2,}", " ", base)
     if _QUARTER.search(q):  # "and in Q2 2022?": this turn's quarter replaces the previous one's
         base = re.sub(r"\s{2,}", " ", _QUARTER.sub("", base)).strip()
+    for m in _NUMBERED.finditer(q):  # "what about Scope 2?": this turn's numbered item replaces the previous one's
+        base = re.sub(rf"\b{re.escape(m.group(1))}\s*{_ITEM_NO}(?:\s*(?:and|&|\+|,|/|or)\s*{_ITEM_NO})*\b", "", base,
+                      flags=re.I)
+        base = re.sub(r"\s{2,}", " ", base).strip()
     intent.rewritten = f"{base} {q}".strip()
     intent.followup = True
+
+
+_ITEM_NO = r"\d{1,2}(?:\.\d{1,2})?"
+_NUMBERED = re.compile(rf"\b([A-Za-z]{{3,}})\s*{_ITEM_NO}\b")  # "Scope 2", "category 3.11", "Tier 1": a named item
 
 
 def _who_and_when(intent: QueryIntent, text: str, known: Issuers) -> None:

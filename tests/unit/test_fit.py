@@ -163,3 +163,13 @@ def test_a_row_that_names_its_qualifier_is_judged_by_it_not_by_its_table_title()
     title = "Total greenhouse gas emissions (Scope 1 and 2 of the GHG Protocol)"
     assert qualifier_fit(asked, f"Direct CO2eq emissions (Scope 1) ({title})") == "match"  # the title names both
     assert qualifier_fit(asked, "Direct CO2eq emissions (Scope 1)") == "mismatch"  # the row's own label decides
+
+
+def test_a_qualifier_named_to_exclude_it_is_not_one_and_every_qualifier_asked_counts():
+    from rag.answer.fit import qualifier_fit, qualifiers
+    scope1 = qualifiers("Scope 1 emissions")
+    assert qualifier_fit(scope1, "Fuel- and energy-related emissions, not included in Scope 1 or 2") == "inferred"
+    asked = qualifiers("Scope 3 emissions from the use of sold products (category 3.11)")
+    assert qualifier_fit(asked, "3.11 Use of sold products") == "match"
+    assert qualifier_fit(asked, "Significant Scope 3 total emissions") == "inferred"  # silent on the category
+    assert qualifier_fit(asked, "Scope 2: Indirect emissions") == "mismatch"

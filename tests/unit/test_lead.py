@@ -251,3 +251,10 @@ def test_a_value_is_written_with_the_decimals_the_document_prints():
     assert money(_fact(1, "Capex", -1577, 2022, raw="(1,577)")) == "-$1,577 million"
     # a value code computed is not a printed one: rounded as before
     assert money(_fact(1, "PaSa-7b", 0.5798, 2024, unit=None, scale=1.0, raw="0.5798"), 0.123456) == "0.12"
+
+
+def test_an_unchanged_figure_names_the_earlier_value():
+    ask = _ask("What were Boeing's Scope 2 emissions in 2022?")
+    now, before = (_fact(1, "Scope 2 emissions", 325, 2022, unit="kt CO2e", scale=1),
+                   _fact(2, "Scope 2 emissions", 325, 2021, unit="kt CO2e", scale=1))
+    assert "unchanged from 325 kt CO2e in FY2021" in fact_sentence(now, BOEING, 1, [before], ask, [])

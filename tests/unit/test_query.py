@@ -97,3 +97,8 @@ def test_a_follow_up_resolves_a_period_named_relative_to_the_previous_turn():
     assert it.years == [2022, 2023] and it.quarters == ["Q2"] and it.compare
     it = understand("and in Q2 2022?", known, ["What was Adobe's net income in Q1 2023?"])
     assert it.years == [2022] and it.quarters == ["Q2"]
+
+
+def test_a_follow_up_that_names_another_numbered_item_replaces_the_previous_one():
+    it = understand("what about Scope 2 that year?", None, ["What were Merck's Scope 1 emissions in 2021?"])
+    assert "Scope 2" in it.rewritten and "Scope 1" not in it.rewritten and 2021 in it.years
