@@ -49,6 +49,7 @@ class FitSettings:
     chart_floor: float = 0.25  # a chart this far from the measure asked is not the one asked  # a narrative sentence below this similarity does not answer
     measure_match: float = 0.60  # a label or sentence this close to the measure is the measure asked
     rules_margin: float = 0.25  # a candidate that is the measure replaces the rules' row when it fits this much better
+    rules_close: float = 0.85  # a rules' row this close to the measure is kept without weighing every candidate
     nearby_floor: float = 0.30  # what the documents say nearby is named only this close to the measure
     max_sentences: int = 50
     max_rows: int = 120

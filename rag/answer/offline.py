@@ -263,6 +263,8 @@ def _against_rules(judge: Judge, r: Retrieval, lead: Lead, docs: dict[int, Docum
         return Judged(fit=mine.fit)            # not in the unit asked (a growth's percentage, a margin's inputs)
     part = not _names_part(mine, ask.parts)  # "in Romania": the rules' row does not name the part asked
     failed = any(mine.checks.get(k) == "mismatch" for k in ("unit", "qualifier")) or mine.fit < judge.cfg.answer_floor
+    if not (failed or part) and mine.sim >= judge.cfg.rules_close:
+        return Judged(fit=mine.fit)  # the rules' row is the measure by meaning: not weighed against every candidate
     best = next((c for c in judge.best_value(r.facts, r.chunks)
                  if judge.answers(c) and (not part or _names_part(c, ask.parts))), None)
     if failed or part:
