@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from rag.answer.fit import column_group
 from rag.answer.labels import short_company
 from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
 from rag.quantities import numbers
@@ -264,7 +265,6 @@ def same_row(f: Fact, facts: list[Fact]) -> list[Fact]:
     like the fact's ("Germany 2022" for "Germany 2023"). A column named right after the run of bare periods
     continues it ("2020 | 2021 | 2022 | 2023 Group"); a column further on is a part ("2023 thereof Parent AG") and
     is never compared with the whole's earlier years."""
-    from rag.answer.fit import column_group
     row = [x for x in facts if x.chunk_id == f.chunk_id and x.row_text == f.row_text and x.fact_id != f.fact_id]
     group = column_group(f.col_header)
     mine = [x for x in row if column_group(x.col_header) == group]
