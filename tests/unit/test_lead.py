@@ -258,3 +258,9 @@ def test_an_unchanged_figure_names_the_earlier_value():
     now, before = (_fact(1, "Scope 2 emissions", 325, 2022, unit="kt CO2e", scale=1),
                    _fact(2, "Scope 2 emissions", 325, 2021, unit="kt CO2e", scale=1))
     assert "unchanged from 325 kt CO2e in FY2021" in fact_sentence(now, BOEING, 1, [before], ask, [])
+
+
+def test_an_irregular_plural_takes_were():
+    ask = _ask("How many women worked at Boeing at the end of 2022?")
+    women = _fact(1, "Women", 211, 2022, unit="employees", scale=1)
+    assert "women were 211 employees in FY2022" in fact_sentence(women, BOEING, 1, [], ask, [])
