@@ -320,7 +320,7 @@ def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact],
     owner = possessive(who(d))
     head = label.split("(")[0].strip()  # plural by its ending, or an irregular plural ("women", "people", "data")
     verb = "were" if (re.search(r"s\b|\bsales\b", head) and not label.endswith("ss")) or \
-        re.search(r"\b(?:women|men|people|children|staff|data|criteria|personnel)$", head, re.I) else "was"
+        re.search(r"\b(?:women|men|people|children|data|criteria)$", head, re.I) else "was"
     text = f"{owner}{label} {verb} {money(f, shown)} {period_words(f)}".strip()
     prior = _prior(f, row)
     if prior is not None:
