@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CLASSES", "SCALE_WORDS", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
-           "classes_near_numbers", "compatible", "currency_of", "numbers", "parse_number", "quantities_in", "read_cell",
-           "same_number", "scale_of", "unit_of"]
+           "classes_near_numbers", "compatible", "currency_of", "numbers", "parse_number", "qualifiers", "quantities_in",
+           "read_cell", "same_number", "scale_of", "unit_of"]
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
 CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
@@ -58,6 +58,23 @@ def class_of_unit(unit: str | None) -> str | None:
 _LABEL_NUMBER = re.compile(r"\b(scopes?|category|categories|tiers?|levels?|phases?|stages?|sections?|tables?|figures?|"
                            r"fig\.|notes?|items?|pages?|p\.|pp\.|chapters?|articles?|sdgs?|goals?|principles?)"
                            r"\s*(?:\d{1,2}(?:\.\d{1,2})?\s*(?:,|and|&|\+|/|or|to|-|–)\s*)*$", re.I)
+# a named item, a word and a small number that names rather than measures: "Scope 1", "category 3.11", "Tier 2"
+ITEM_NO = r"\d{1,2}(?:\.\d{1,2})?"
+_QUALIFIER = re.compile(rf"\b([A-Za-z]{{3,}})\s*({ITEM_NO})(?:\s*(?:and|&|\+|,|/)\s*({ITEM_NO}))?\b")
+# a named item mentioned to exclude it: "not included in Scope 1 or 2", "excluding Scope 3", "other than Tier 1"
+NEGATED = re.compile(r"\b(?:not (?:included )?in|excluding|excl\.|except(?: for)?|other than|outside(?: of)?|without)\s+"
+                     rf"[A-Za-z]{{3,}}\s*{ITEM_NO}(?:\s*(?:and|&|\+|,|/|or)\s*{ITEM_NO})*", re.I)
+
+
+def qualifiers(text: str) -> dict[str, set[str]]:
+    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2" (a qualifier
+    named to exclude it is not one: "emissions not included in Scope 1 or 2")."""
+    out: dict[str, set[str]] = {}
+    for m in _QUALIFIER.finditer(NEGATED.sub(" ", text)):
+        out.setdefault(m.group(1).lower(), set()).update(x for x in m.group(2, 3) if x)
+    return out
+
+
 _NUM = re.compile(r"(?<![\w.])[-+–]?[$€£]?\s?\(?\d(?:[\d,.']*\d)?\)?")
 
 

@@ -26,8 +26,8 @@ from functools import lru_cache
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.quantities import (PROTOTYPES, Num, asked_class, class_of_unit, compatible, named_class, numbers,
-                             printed_class, quantities_in)
+from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, named_class, numbers,
+                             printed_class, qualifiers, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
 
@@ -175,24 +175,6 @@ def measure_text(question: str, company_words: list[str]) -> str:
     return q or question
 
 
-# a label's numbered qualifier: "Scope 1", "category 3.11", "Tier 2", "Level 3", "Phase II" — a word and a small number
-_QUALIFIER = re.compile(r"\b([A-Za-z]{3,})\s*(\d{1,2}(?:\.\d{1,2})?)(?:\s*(?:and|&|\+|,|/)\s*(\d{1,2}(?:\.\d{1,2})?))?\b")
-
-
-# a qualifier named to exclude it: "not included in Scope 1 or 2", "excluding Scope 3", "other than Tier 1"
-_NEGATED = re.compile(r"\b(?:not (?:included )?in|excluding|excl\.|except(?: for)?|other than|outside(?: of)?|without)\s+"
-                      r"[A-Za-z]{3,}\s*\d{1,2}(?:\.\d{1,2})?(?:\s*(?:and|&|\+|,|/|or)\s*\d{1,2}(?:\.\d{1,2})?)*", re.I)
-
-
-def qualifiers(text: str) -> dict[str, set[str]]:
-    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2" (a qualifier
-    named to exclude it is not one: "emissions not included in Scope 1 or 2")."""
-    out: dict[str, set[str]] = {}
-    for m in _QUALIFIER.finditer(_NEGATED.sub(" ", text)):
-        out.setdefault(m.group(1).lower(), set()).update(x for x in m.group(2, 3) if x)
-    return out
-
-
 def qualifier_fit(asked: dict[str, set[str]], label: str) -> str:
     """mismatch when the candidate names a qualifier asked with other numbers only (Scope 2 for Scope 1); match when
     it prints the dotted number asked ("3.11 Use of sold products" for "category 3.11") or names every qualifier
@@ -202,7 +184,7 @@ def qualifier_fit(asked: dict[str, set[str]], label: str) -> str:
     if any(not (asked[w] & got[w]) for w in common):
         return "mismatch"
     dotted = {n for ns in asked.values() for n in ns if "." in n}
-    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", _NEGATED.sub(" ", label)) for n in dotted):
+    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.])", NEGATED.sub(" ", label)) for n in dotted):
         return "match"
     return "match" if common and len(common) == len(asked) else "inferred"
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from rag.domain import FORM_NAMES, is_form_name, is_period_token, periods_in, years_of
 from rag.issuers import Issuers
+from rag.quantities import ITEM_NO as _ITEM_NO
 
 # The design brief's 7 intent categories → (target sections, related sections).
 INTENTS: list[tuple[re.Pattern, list[str], list[str]]] = [
@@ -307,7 +308,6 @@ def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) 
     intent.followup = True
 
 
-_ITEM_NO = r"\d{1,2}(?:\.\d{1,2})?"
 _NUMBERED = re.compile(rf"\b([A-Za-z]{{3,}})\s*{_ITEM_NO}\b")  # "Scope 2", "category 3.11", "Tier 1": a named item
 
 
