@@ -42,8 +42,9 @@ def norm(text: str) -> str:
 
 
 def _core_words(name: str) -> list[str]:
-    """A name's words without its legal suffixes and a leading "the": "The Boeing Company" → ["boeing"]."""
-    words = norm(name).split()
+    """A name's words without its legal suffixes, its web domain and a leading "the": "The Boeing Company" →
+    ["boeing"], "Amazon.com, Inc." → ["amazon"]."""
+    words = norm(re.sub(r"\.(?:com|net|org)\b", "", name, flags=re.I)).split()  # "Amazon.com, Inc.": a web domain
     suffix = re.compile(rf"{_SUFFIX}|co|corp|inc|ltd|plc|company", re.I)
     while words and suffix.fullmatch(words[-1]):
         words = words[:-1]

@@ -57,11 +57,16 @@ class Metric:
     @property
     def inputs(self) -> list[str]:
         return sorted({n.id for n in ast.walk(ast.parse(self.formula, mode="eval"))
-                       if isinstance(n, ast.Name) and n.id not in ("avg", "delta")})
+                       if isinstance(n, ast.Name) and n.id not in ("avg", "delta", "prev")})
 
     @property
     def averaged(self) -> set[str]:
         return set(re.findall(r"avg\((\w+)\)", self.formula))
+
+    @property
+    def previous(self) -> set[str]:
+        """The inputs also read for the year before: prev(x) (a growth: (x − prev(x)) / prev(x))."""
+        return set(re.findall(r"prev\((\w+)\)", self.formula))
 
     @property
     def changed(self) -> set[str]:
@@ -197,6 +202,9 @@ def norm_label(label: str) -> str:
     marks or trailing colon."""
     t = label.lower().replace("’", "'").replace("–", "—").replace(" - ", " — ")
     t = re.sub(r"\s+", " ", re.sub(r"\(\d\)|\*", "", t))
+    unit = re.search(r"\s*\((?:in\s+)?[^()]{1,16}\)\s*:?$", t)  # "EBITDA (in €m)": the unit, not the name
+    if unit and class_of_unit(unit.group(0).replace("(", " ").replace(")", " ")):
+        t = t[: unit.start()]
     return t.strip(" :.")
 
 
@@ -227,7 +235,7 @@ def evaluate(formula: str, values: dict[str, float]) -> float:
             return float(node.value)
         if isinstance(node, ast.Name):
             return values[node.id]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("avg", "delta"):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("avg", "delta", "prev"):
             return values[f"{node.func.id}({node.args[0].id})"]  # type: ignore[attr-defined]
         raise ValueError(f"not allowed in a formula: {ast.dump(node)[:40]}")
 
@@ -291,6 +299,13 @@ def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation |
             pv = abs(prev.scaled) if item and item.outflow else prev.scaled
             values[f"delta({name})"] = v - pv
             inputs[f"delta({name})"] = Input(name, v - pv, [f, prev], "change from the previous year")
+        if name in metric.previous:
+            prev = resolve(name, year - 1) if year else None
+            if prev is None or prev.fiscal_year == f.fiscal_year:
+                return None  # a growth needs the year before
+            pv = abs(prev.scaled) if item and item.outflow else prev.scaled
+            values[f"prev({name})"] = pv
+            inputs[f"prev({name})"] = Input(name, pv, [prev], "the year before")
         if name in metric.averaged:
             prev = resolve(name, year - 1) if year else None
             if prev is not None:
@@ -313,6 +328,8 @@ def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation |
 
 def plausible(metric: Metric, value: float) -> bool:
     """A result no real filing gives means the inputs were misread: a margin beyond ±100%, a negative ratio."""
+    if metric.previous and metric.unit == "%":
+        return value >= -100  # a growth: never below −100%, and it may be any multiple of the year before
     if metric.unit == "%" and metric.name != "free cash flow conversion" and not -100 <= value <= 100:
         return False
     if metric.unit in ("x", "days") and not 0 <= value <= 1000:

@@ -314,7 +314,11 @@ def who(d: DocumentMeta | None) -> str:
 
 def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact], ask: Ask,
                   computed: list[str] | None = None) -> str:
-    """'Boeing's total revenues were $66,608 million in FY2022, up 6.9% from $62,286 million in FY2021 [1].'"""
+    """'Boeing's total revenues were $66,608 million in FY2022, up 6.9% from $62,286 million in FY2021 [1].' An amount
+    is written in the scale the question asks ("in USD millions": $5,466 million for $5,466,312 thousand)."""
+    f, row = in_scale_asked(f, ask.question), [in_scale_asked(r, ask.question) for r in row]
+    if f.raw.startswith("≈") and computed is not None:
+        computed.append(f.raw[1:])  # rescaled by code: not printed in the passage
     label = measure_phrase(f, ask)
     shown = abs(f.value) if _OUTFLOW.match(f.label) and f.value < 0 else f.value
     owner = possessive(who(d))
@@ -345,6 +349,26 @@ def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact],
                 computed.append(by)  # by code, from the two cells: not printed in the passage
     scope = _scope(f)
     return f"{text[0].upper()}{text[1:]} [{marker}].{(' ' + scope) if scope else ''}"
+
+
+# the scale of an amount a question asks for: "in USD millions", "(in $ billions)", "in thousands of euros"
+_SCALE_ASKED = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|eur|€|gbp|£)\s*)?(thousands|millions|billions)\b", re.I)
+_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def in_scale_asked(f: Fact, question: str) -> Fact:
+    """The fact's amount in the scale the question asks for, when that is not the table's own (its raw marked '≈'
+    with the figure as written); percentages, counts and per-share values as they are."""
+    m = _SCALE_ASKED.search(question or "")
+    cur = (f.unit or "").split("/")[0] in ("USD", "EUR", "GBP") and not (f.unit or "").endswith("/share")
+    want = _SCALES[m.group(1).lower()] if m else None
+    if want is None or not cur or not f.scale or f.scale == want:
+        return f
+    v = f.value * f.scale / want
+    if abs(v) < 0.01:
+        return f  # a scale that would print nothing
+    raw = f"{abs(v):,.0f}" if abs(v) >= 100 else f"{abs(v):,.2f}"
+    return replace(f, value=float(raw.replace(",", "")) * (-1 if v < 0 else 1), scale=want, raw=f"≈{raw}")
 
 
 def possessive(name: str) -> str:
@@ -422,12 +446,17 @@ def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[
             continue
         shown[name] = f"{name.replace('_', ' ')} {_plain(inp.value, inp.facts[0])}"
         shown[f"avg({name})"] = f"average {shown[name]}"
+        before = c.inputs.get(f"prev({name})")
+        if before is not None:  # a growth: the year before's figure, with its year
+            year = before.facts[0].fiscal_year
+            shown[f"prev({name})"] = f"{name.replace('_', ' ')} {_plain(before.value, before.facts[0])}" + \
+                (f" (FY{year})" if year else "")
         if len(inp.facts) == 2 and f"avg({name})" in expr:
             pair = " + ".join(_plain(f.value * (f.scale or 1.0), f) for f in inp.facts)
             averages.append(f"average {name.replace('_', ' ')} = ({pair}) / 2")
     # one pass, so that a name inside an input already written out is not written out again
-    expr = re.sub(r"avg\((\w+)\)|\b(\w+)\b", lambda m: shown.get(m.group(0), m.group(0)), expr)
-    formula = f"{c.metric.name.capitalize()} = {expr} = {c.formatted()} {cites}".strip() + \
+    expr = re.sub(r"(?:avg|prev)\((\w+)\)|\b(\w+)\b", lambda m: shown.get(m.group(0), m.group(0)), expr)
+    formula = f"{c.metric.name[:1].upper()}{c.metric.name[1:]} = {expr} = {c.formatted()} {cites}".strip() + \
         ("; " + "; ".join(averages) if averages else "") + "."
     return lead, formula
 

@@ -464,6 +464,10 @@ def _metric_lead(book: FactBook, ask: Ask, scope: list[int], docs: dict[int, Doc
     if (ask.change or ask.history) and len(years) == 1:
         years = [years[0] - 1, years[0]]
     comps = [c for c in (compute(metric, y, resolve) for y in years) if c is not None]
+    other = metric.other()
+    if not comps and other is not None:  # the other common convention, when the first's inputs are not printed
+        comps = [c for c in (compute(other, y, resolve) for y in years) if c is not None]  # (a report's own EBITDA)
+        metric, other = (other, None) if comps else (metric, other)
     if comps and len(comps) < len(years) and (average or len(years) == 2):
         missing = sorted(set(years) - {c.year for c in comps})
         comps = comps if not average else []
@@ -485,7 +489,6 @@ def _metric_lead(book: FactBook, ask: Ask, scope: list[int], docs: dict[int, Doc
         "measure": "inferred" if metric.several else "match",
         "period": "match" if ask.years and comps[-1].year in ask.years else "inferred",
     }
-    other = metric.other()
     alt = [a for a in (compute(other, c.year, resolve) for c in comps) if a is not None] if other else []
     # shown only when it differs and every input is read from a primary statement (no guessed rows)
     alt = alt if len(alt) == len(comps) and any(abs(a.value - c.value) > 0.005 * max(abs(c.value), 1e-9)

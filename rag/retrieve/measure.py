@@ -92,6 +92,7 @@ _INSTRUCTIONS = [re.compile(p, re.I) for p in (
     r"\(?\bround(ed)? (your answer )?to (one|two|three|\d+) decimal places?\)?", r"\bplease\b",
     r"\bif [^.?]*(is not|isn't) (a )?(useful|relevant)[^.?]*[.?]?", r"\bwe need to calculate a financial metric\b[^.?:]*[.?:]?",
     r"\bthe following question\b:?", r"\b(of|from) the (income|cash flow|cash flows) statement\b",
+    r"\((?:formerly|previously|now|also) (?:known as|called|named)\b[^)]*\)",  # a name note: who, not what
     r"\b(income|cash ?flows?) statement\b|\bbalance sheets?\b|\bstatements? of (financial position|cash flows|"
     r"operations|income)\b")]
 
@@ -143,10 +144,49 @@ def asked_unit(question: str) -> str | None:
 
 
 
+# a sentence that talks about the task rather than what is asked: the question, the answer, the analyst, rounding,
+# the statements to use ("Calculate what was asked by utilizing the line items clearly shown in the statement of
+# income.", "Approach the question asked by assuming the standpoint of an investment banking analyst …")
+_ABOUT_THE_TASK = re.compile(r"\b(?:questions?|answers?|asked|respon(?:d|se)|analysts?|round(?:ed|ing)?|decimals?|"
+                             r"units? of|approach|assum(?:e|ing)|as if|you|your|we|us|our|please|here's|here is|help|"
+                             r"utiliz\w*|basing|relying|statements?|sheets?|line items?)\b", re.I)
+# a sentence that defines what is asked: kept beside the question ("Define unadjusted EBITDA as …", "X is calculated
+# as …"); "We need to calculate a financial metric by using …" speaks of the task
+_DEFINES = re.compile(r"\bdefine[sd]?\b|\bdefined as\b|\bcalculated (?:as|by|using)\b|=", re.I)
+# a lead-in that names the part of the filing to read or speaks of the answer, before the asking clause: "According to
+# the details outlined in the P&L statement, what is …" — not a condition ("If we exclude M&A, which segment …") or
+# a source the measure is attributed to ("According to the logistics providers, how much GHG …"): those are asked
+_SOURCE_LEAD_IN = re.compile(r"\b(?:statements?|sheets?|line items?|p&l|details|information|questions?|answer\w*)\b",
+                             re.I)
+# where the asking clause begins, after a lead-in: "Here's the question: what is …", "According to …, what is …"
+_ASK_START = re.compile(r"(?::|,)\s+(?=(?:what|which|how|who|when|where|why)\b)", re.I)
+
+
+def asking_part(question: str) -> str:
+    """The sentences of a question that ask (end in "?") and those that define what is asked, without the sentences
+    around them that speak about the task (which statement to use, how to round, whom to play); an asking sentence
+    from its question word on, after a lead-in ("According to the P&L statement, what is …"). A question of one
+    sentence, or of questions only, is kept whole."""
+    parts = [p for p in re.split(r"(?<=[a-z0-9)\]%]{2}[.!?])\s+(?=[A-Z(])", question.strip()) if p]
+    asking = [p for p in parts if p.rstrip().endswith("?")]
+    if not asking:
+        return question
+    out = []
+    for p in parts:
+        if p in asking:
+            m = None
+            for m in _ASK_START.finditer(p):
+                pass  # the last lead-in before the question word
+            out.append(p[m.end():] if m is not None and _SOURCE_LEAD_IN.search(p[: m.start()]) else p)
+        elif _DEFINES.search(p) or not _ABOUT_THE_TASK.search(p):
+            out.append(p)
+    return " ".join(out)
+
+
 def strip_instructions(question: str) -> str:
-    """The question without the instructions around it ('Give a response … by relying on the cash flow
-    statement', 'in USD millions', 'round to one decimal place')."""
-    q = question
+    """The question without the instructions around it (the sentences about the task: `asking_part`; 'Give a
+    response … by relying on the cash flow statement', 'in USD millions', 'round to one decimal place')."""
+    q = asking_part(question)
     for rx in _INSTRUCTIONS:
         q = rx.sub(" ", q)
     return re.sub(r"\s+", " ", q).strip()

@@ -308,6 +308,8 @@ def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) 
     intent.followup = True
 
 
+_NAME_NOTE = re.compile(r"\b([A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,3})\s*\(\s*(?:formerly|previously|now|also)\s+"
+                        r"(?:known as|called|named)\s+([^)]{2,60})\)")
 _NUMBERED = re.compile(rf"\b([A-Za-z]{{3,}})\s*{_ITEM_NO}\b")  # "Scope 2", "category 3.11", "Tier 1": a named item
 
 
@@ -318,9 +320,11 @@ def _who_and_when(intent: QueryIntent, text: str, known: Issuers) -> None:
         if issuer.key not in intent.companies:
             intent.companies.append(issuer.key)
             intent.company_names.append(issuer.name)
+    # "Block (formerly known as Square)": the name before a name note is the issuer the note names
+    renamed = {m.group(1).lower() for m in _NAME_NOTE.finditer(text) if known.find(m.group(2))}
     for token in re.findall(r"[\w&.'’-]+", text):
         bare = re.sub(r"['’]s$", "", token).strip(".'’-")
-        if bare and intent.companies and known.names_term(bare):
+        if bare and intent.companies and (known.names_term(bare) or bare.lower() in renamed):
             intent.company_terms.append(bare.lower())
         elif bare.lower() in _GENERIC_ABBR and (bare.isupper() or "&" in bare):
             intent.abbreviations.append(bare.lower())

@@ -15,6 +15,8 @@ ISSUERS = Issuers([
     Issuer("procter gamble", "The Procter & Gamble Company", ["The Procter & Gamble Company", "PG"]),
     Issuer("advanced micro devices", "Advanced Micro Devices, Inc.", ["AMD"]),
     Issuer("target", "Target Corporation", ["Target Corporation", "TGT"]),
+    Issuer("amazon com", "Amazon.com, Inc.", ["Amazon.com, Inc", "AMZN"]),
+    Issuer("square", "Square, Inc.", ["Square, Inc", "SQ"]),
 ])
 
 
@@ -27,6 +29,7 @@ ISSUERS = Issuers([
     ("Procter and Gamble", "procter gamble"), ("procter & gamble's", "procter gamble"),
     ("AMD revenue", "advanced micro devices"), ("amd's revenue", "advanced micro devices"),
     ("Target's revenue", "target"),
+    ("What is Amazon's FY2017 revenue?", "amazon com"),  # a web domain in the legal name is not part of the name
 ])
 def test_a_mention_finds_its_issuer_whatever_the_form(text, key):
     assert [i.key for i in ISSUERS.find(text)] == [key]
@@ -111,3 +114,8 @@ def test_a_name_of_the_issuer_shares_its_words_initials_or_clipping_and_a_headin
     assert names_issuer("P&G", ["The Procter & Gamble Company"]) and names_issuer("Amex", ["American Express Company"])
     assert names_issuer("ExxonMobil", ["Exxon Mobil Corporation"]) and names_issuer("BBY", ["Best Buy Co., Inc."])
     assert not names_issuer("Employees", ["Merck KGaA"]) and not names_issuer("Wiener Börse AG", ["SBO AG"])
+
+
+def test_a_name_note_makes_the_renamed_name_a_name_of_the_issuer():
+    it = understand("What is the FY2020 revenue growth rate for Block (formerly known as Square)?", ISSUERS)
+    assert it.companies == ["square"] and "block" in it.company_terms  # "Block" is who, not a part asked

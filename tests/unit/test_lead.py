@@ -36,6 +36,78 @@ def test_the_question_without_its_instructions():
     assert ask.statement == "cash flows"
 
 
+def test_only_the_sentences_that_ask_or_define_are_the_question():
+    # the sentences around the question that speak about the task never count as the measure's words
+    assert strip_instructions(
+        "What is Amazon's year-over-year change in revenue from FY2016 to FY2017 (in units of percents and round to "
+        "one decimal place)? Calculate what was asked by utilizing the line items clearly shown in the statement of "
+        "income.") == "What is Amazon's year-over-year change in revenue from FY2016 to FY2017 ?"
+    assert strip_instructions(
+        "What is the FY2019 - FY2020 total revenue growth rate for Block (formerly known as Square)? Approach the "
+        "question asked by assuming the standpoint of an investment banking analyst who only has access to the "
+        "statement of income.") == "What is the FY2019 - FY2020 total revenue growth rate for Block ?"
+    assert strip_instructions(
+        "We want to calculate a financial metric. Here's the question: what is the FY2015 EBITDA % margin for "
+        "Netflix?") == "what is the FY2015 EBITDA % margin for Netflix?"
+    assert strip_instructions(
+        "According to the details clearly outlined within the P&L statement, what is the FY2015 D&A % margin for "
+        "AMD?") == "what is the FY2015 D&A % margin for AMD?"
+    q = ("What is the FY2018 - FY2020 3 year average EBITDA % margin for Walmart? Define EBITDA as operating income "
+         "+ depreciation and amortization. Answer in units of percents.")
+    assert "Define EBITDA as operating income + depreciation and amortization" in strip_instructions(q)
+    assert "Answer" not in strip_instructions(q)
+    # a sentence that carries the measure is not an instruction; one sentence, or questions only, stay whole
+    assert strip_instructions("Acme reports energy in MWh. What was the total in 2023?") == \
+        "Acme reports energy in MWh. What was the total in 2023?"
+    assert strip_instructions("What were the U.S. sales in 2023? And in 2022?") == \
+        "What were the U.S. sales in 2023? And in 2022?"
+    for asked in ("According to the logistics providers, how much GHG did Acme's shipping generate in 2023?",
+                  "If we exclude the impact of M&A, which segment has dragged down 3M's overall growth in 2022?"):
+        assert strip_instructions(asked) == asked  # a source the measure is attributed to, a condition: asked
+
+
+def test_an_amount_is_written_in_the_scale_the_question_asks():
+    netflix = DocumentMeta(2, "NETFLIX_2017_10K.pdf", company="Netflix, Inc.", company_key="netflix", fiscal_year=2017)
+    now = _fact(1, "Total current liabilities", 5466312, 2017, scale=1e3, title="Consolidated Balance Sheets")
+    before = _fact(2, "Total current liabilities", 4586657, 2016, scale=1e3, title="Consolidated Balance Sheets")
+    computed = []
+    text = fact_sentence(now, netflix, 1, [before], _ask("What is Netflix's year end FY2017 total current liabilities "
+                                                         "(in USD millions)?"), computed)
+    assert text.startswith("Netflix's total current liabilities were $5,466 million in FY2017, up 19.2% from "
+                           "$4,587 million in FY2016 [1].") and "5,466" in computed
+    as_printed = fact_sentence(now, netflix, 1, [], _ask("What were Netflix's total current liabilities in FY2017?"))
+    assert "$5,466,312 thousand" in as_printed  # no scale asked: as the table prints it
+
+
+def test_standard_metrics_ebitda_growth_and_fixed_asset_turnover():
+    assert metric_of("What is the FY2015 unadjusted EBITDA % margin for Netflix?").name == "EBITDA margin"
+    assert metric_of("What was AWK's FY2021 unadjusted EBITDA?").name == "EBITDA"
+    assert metric_of("what is the FY2015 depreciation and amortization (D&A) % margin for AMD?").name == "D&A margin"
+    assert metric_of("What is the FY2019 - FY2020 total revenue growth rate for Block?").name == "revenue growth"
+    assert metric_of("What is the FY2019 fixed asset turnover ratio?").name == "fixed asset turnover"
+    assert metric_of("What is the total asset turnover?").name == "asset turnover"
+    # a growth reads the year before, may exceed 100%, and shows both years' figures
+    rev = {("revenue", 2020): _fact(1, "Total net revenue", 9497578, 2020, chunk=7, scale=1e3),
+           ("revenue", 2019): _fact(2, "Total net revenue", 4713500, 2019, chunk=7, scale=1e3)}
+    g = compute(metric_of("revenue growth"), 2020, lambda item, year: rev.get((item, year)))
+    assert g is not None and round(g.value, 1) == 101.5
+    _, formula = computation_sentences(g, DocumentMeta(3, "BLOCK_2020_10K.pdf", company="Square, Inc."), {7: 1})
+    assert formula == ("Revenue growth = (revenue 9,497,578 - revenue 4,713,500 (FY2019)) / revenue 4,713,500 (FY2019)"
+                       " = 101.5% [1].")
+    assert compute(metric_of("revenue growth"), 2019, lambda item, year: rev.get((item, year))) is None  # no 2018
+    # a report that prints its EBITDA (with its unit in the label) and no operating income: the other convention
+    printed = {("ebitda", 2023): _fact(1, "EBITDA (in €m)", 653.8, 2023, unit="EUR", title="Key figures"),
+               ("revenue", 2023): _fact(2, "Revenue (in €m)", 4096.7, 2023, unit="EUR", title="Key figures")}
+    m = metric_of("EBITDA margin")
+    assert compute(m, 2023, lambda item, year: printed.get((item, year))) is None
+    c = compute(m.other(), 2023, lambda item, year: printed.get((item, year)))
+    assert c is not None and round(c.value, 1) == 16.0
+    items = line_items()
+    assert label_rank(items["ebitda"], "EBITDA (in €m)") == 0 and label_rank(items["revenue"], "Revenue (in €m)") == 9
+    assert label_rank(items["depreciation_amortization"],
+                      "Depreciation and amortization of property, equipment and intangibles") is not None
+
+
 def test_the_sentence_that_answers_with_the_change_computed_by_code():
     ask = _ask("What were Boeing's total revenues in 2022?")
     now = _fact(1, "Total revenues", 66608, 2022)
