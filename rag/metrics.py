@@ -57,11 +57,16 @@ class Metric:
     @property
     def inputs(self) -> list[str]:
         return sorted({n.id for n in ast.walk(ast.parse(self.formula, mode="eval"))
-                       if isinstance(n, ast.Name) and n.id not in ("avg", "delta", "prev")})
+                       if isinstance(n, ast.Name) and n.id not in ("avg", "delta", "prev", "cagr")})
 
     @property
     def averaged(self) -> set[str]:
         return set(re.findall(r"avg\((\w+)\)", self.formula))
+
+    @property
+    def compounded(self) -> set[str]:
+        """The inputs grown at a compound annual rate from the first year asked: cagr(x) = (x / x then)^(1/years) − 1."""
+        return set(re.findall(r"cagr\((\w+)\)", self.formula))
 
     @property
     def previous(self) -> set[str]:
@@ -235,7 +240,7 @@ def evaluate(formula: str, values: dict[str, float]) -> float:
             return float(node.value)
         if isinstance(node, ast.Name):
             return values[node.id]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("avg", "delta", "prev"):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("avg", "delta", "prev", "cagr"):
             return values[f"{node.func.id}({node.args[0].id})"]  # type: ignore[attr-defined]
         raise ValueError(f"not allowed in a formula: {ast.dump(node)[:40]}")
 
@@ -274,8 +279,9 @@ class Computation:
 Resolve = Callable[[str, int | None], Fact | None]
 
 
-def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation | None:
-    """The metric for a year from facts; None when an input is not found (the caller says which)."""
+def compute(metric: Metric, year: int | None, resolve: Resolve, start: int | None = None) -> Computation | None:
+    """The metric for a year from facts; None when an input is not found (the caller says which). A compound growth
+    runs from `start` to `year`."""
     values: dict[str, float] = {}
     inputs: dict[str, Input] = {}
     notes = []
@@ -299,6 +305,15 @@ def compute(metric: Metric, year: int | None, resolve: Resolve) -> Computation |
             pv = abs(prev.scaled) if item and item.outflow else prev.scaled
             values[f"delta({name})"] = v - pv
             inputs[f"delta({name})"] = Input(name, v - pv, [f, prev], "change from the previous year")
+        if name in metric.compounded:
+            first = resolve(name, start) if year and start and start < year else None
+            if first is None or first.fiscal_year == f.fiscal_year:
+                return None  # a compound growth needs the first year's figure
+            fv = abs(first.scaled) if item and item.outflow else first.scaled
+            if fv <= 0 or v <= 0:
+                return None
+            values[f"cagr({name})"] = (v / fv) ** (1 / (year - start)) - 1  # type: ignore[operator]
+            inputs[f"cagr({name})"] = Input(name, fv, [first], f"FY{start}")
         if name in metric.previous:
             prev = resolve(name, year - 1) if year else None
             if prev is None or prev.fiscal_year == f.fiscal_year:

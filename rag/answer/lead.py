@@ -433,6 +433,9 @@ def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[
     owner = possessive(who(d))
     fp = next((f.fiscal_period for f in c.facts if f.fiscal_period and f.fiscal_period != "FY"), None)
     when = (f"in {fp} FY{c.year}" if fp else f"in FY{c.year}") if c.year else ""  # a quarter's margin is the quarter's
+    first_year = next((i.facts[0].fiscal_year for k, i in c.inputs.items() if k.startswith("cagr(")), None)
+    if first_year and c.year:
+        when = f"over FY{first_year}–FY{c.year}"  # a compound growth is of the span
     cites = "".join(f"[{markers[f.chunk_id]}]" for f in _unique_chunks(c.facts) if f.chunk_id in markers)
     lead = f"{owner}{c.metric.name} was {c.formatted()} {when} {cites}".replace("  ", " ").strip() + "."
     lead = lead[0].upper() + lead[1:]
@@ -446,6 +449,11 @@ def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[
             continue
         shown[name] = f"{name.replace('_', ' ')} {_plain(inp.value, inp.facts[0])}"
         shown[f"avg({name})"] = f"average {shown[name]}"
+        first = c.inputs.get(f"cagr({name})")
+        if first is not None and c.year and first.facts[0].fiscal_year:  # a compound growth: from the first year
+            n = c.year - first.facts[0].fiscal_year
+            shown[f"cagr({name})"] = f"({shown[name]} / {name.replace('_', ' ')} " \
+                f"{_plain(first.value, first.facts[0])} (FY{first.facts[0].fiscal_year}))^(1/{n}) - 1"
         before = c.inputs.get(f"prev({name})")
         if before is not None:  # a growth: the year before's figure, with its year
             year = before.facts[0].fiscal_year
@@ -455,7 +463,7 @@ def computation_sentences(c: Computation, d: DocumentMeta | None, markers: dict[
             pair = " + ".join(_plain(f.value * (f.scale or 1.0), f) for f in inp.facts)
             averages.append(f"average {name.replace('_', ' ')} = ({pair}) / 2")
     # one pass, so that a name inside an input already written out is not written out again
-    expr = re.sub(r"(?:avg|prev)\((\w+)\)|\b(\w+)\b", lambda m: shown.get(m.group(0), m.group(0)), expr)
+    expr = re.sub(r"(?:avg|prev|cagr)\((\w+)\)|\b(\w+)\b", lambda m: shown.get(m.group(0), m.group(0)), expr)
     formula = f"{c.metric.name[:1].upper()}{c.metric.name[1:]} = {expr} = {c.formatted()} {cites}".strip() + \
         ("; " + "; ".join(averages) if averages else "") + "."
     return lead, formula

@@ -447,6 +447,11 @@ def _fact_lead(best: Scored, facts: list[Fact], ask: Ask, docs: dict[int, Docume
     return lead
 
 
+# the length of a compound growth asked with one year named: "the 3-year revenue CAGR to FY2022"
+_SPAN = re.compile(r"\b(\d{1,2}|two|three|four|five|ten)[- ]years?\b", re.I)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, **{str(i): i for i in range(1, 21)}}
+
+
 def _metric_lead(book: FactBook, ask: Ask, scope: list[int], docs: dict[int, DocumentMeta],
                  retrieved: dict[int, float]) -> tuple[Lead | None, str | None]:
     metric = ask.metric
@@ -461,9 +466,15 @@ def _metric_lead(book: FactBook, ask: Ask, scope: list[int], docs: dict[int, Doc
     if not years:
         y = latest_year(resolve, metric.inputs, range(2030, 1990, -1))
         years = [y] if y else []
-    if (ask.change or ask.history) and len(years) == 1:
+    start = None
+    if metric.compounded:  # "2 year revenue CAGR from FY2020 to FY2022": one figure, from the first year to the last
+        span = _SPAN.search(without_definition(ask.question))
+        start = min(years) if len(years) >= 2 else (max(years) - _NUMBER_WORDS.get(span.group(1).lower(), 0)
+                                                     if years and span else None)
+        years, average = years[-1:], False
+    elif (ask.change or ask.history) and len(years) == 1:
         years = [years[0] - 1, years[0]]
-    comps = [c for c in (compute(metric, y, resolve) for y in years) if c is not None]
+    comps = [c for c in (compute(metric, y, resolve, start) for y in years) if c is not None]
     other = metric.other()
     if not comps and other is not None:  # the other common convention, when the first's inputs are not printed
         comps = [c for c in (compute(other, y, resolve) for y in years) if c is not None]  # (a report's own EBITDA)

@@ -95,6 +95,17 @@ def test_standard_metrics_ebitda_growth_and_fixed_asset_turnover():
     assert formula == ("Revenue growth = (revenue 9,497,578 - revenue 4,713,500 (FY2019)) / revenue 4,713,500 (FY2019)"
                        " = 101.5% [1].")
     assert compute(metric_of("revenue growth"), 2019, lambda item, year: rev.get((item, year))) is None  # no 2018
+    # a compound annual growth from the first year asked to the last
+    lmt = {("revenue", 2022): _fact(1, "Net sales", 65984, 2022, chunk=7), ("revenue", 2020): _fact(2, "Net sales",
+                                                                                            65398, 2020, chunk=7)}
+    m = metric_of("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022?")
+    assert m.name == "revenue CAGR"
+    c = compute(m, 2022, lambda item, year: lmt.get((item, year)), start=2020)
+    assert c is not None and round(c.value, 1) == 0.4
+    lead, formula = computation_sentences(c, DocumentMeta(4, "LMT_2022_10K.pdf", company="Lockheed Martin"), {7: 1})
+    assert lead == "Lockheed Martin's revenue CAGR was 0.4% over FY2020–FY2022 [1]."
+    assert formula.startswith("Revenue CAGR = (revenue 65,984 / revenue 65,398 (FY2020))^(1/2) - 1 = 0.4%")
+    assert compute(m, 2022, lambda item, year: lmt.get((item, year))) is None  # no first year: nothing computed
     # a report that prints its EBITDA (with its unit in the label) and no operating income: the other convention
     printed = {("ebitda", 2023): _fact(1, "EBITDA (in €m)", 653.8, 2023, unit="EUR", title="Key figures"),
                ("revenue", 2023): _fact(2, "Revenue (in €m)", 4096.7, 2023, unit="EUR", title="Key figures")}
