@@ -136,6 +136,33 @@ def _days(a: str, b: str) -> int:
     return (dt.date.fromisoformat(str(a)[:10]) - dt.date.fromisoformat(str(b)[:10])).days
 
 
+def _plain_words(text: str) -> str:
+    """Lower case, hyphens and punctuation as spaces, possessives gone: "PaSa-7b's" → "pasa 7b"."""
+    t = re.sub(r"['’]s\b", "", (text or "").lower())
+    return " ".join(re.sub(r"[^\w&+]+", " ", t).split())
+
+
+def short_title(title: str | None) -> str | None:
+    """The name a title gives its subject before a colon ("PaSa: An LLM Agent for …" → "pasa"), of one to three
+    words and at least four letters; None when the title has none."""
+    if not title or ":" not in title:
+        return None
+    raw = title.split(":", 1)[0].strip()
+    head = _plain_words(raw)
+    words = head.split()
+    if not 1 <= len(words) <= 3 or len(head.replace(" ", "")) < 4 or all(w in _REPORT_WORDS or w.isdigit() for w in words):
+        return None
+    if len(words) == 1 and not re.search(r"[a-z][A-Z]|[A-Z]{2}|\d", raw):
+        return None  # one plain word ("Note: …") is not a name
+    return head
+
+
+# the words of a report's generic title: "Annual Report 2023: …" names no document
+_REPORT_WORDS = {"annual", "report", "reports", "sustainability", "non", "financial", "nonfinancial", "statement",
+                 "statements", "group", "year", "the", "a", "an", "our", "integrated", "esg", "and", "of", "csr",
+                 "corporate", "responsibility", "review", "highlights", "key", "figures", "overview", "appendix"}
+
+
 class ScopeAndFilters:
     """The user's filters; a detected company, date or year becomes a filter only when documents match it."""
     name = "metadata filters"
@@ -149,6 +176,7 @@ class ScopeAndFilters:
             return Refusal(msg)
         scope = s.scope = Scope(user.as_params(), pool_docs)
         self._company(scope, it, user)
+        self._titled(scope, it, user, s.question)
         dated = self._dated(scope, it, user, s.cfg.selection.date_window_days)
         self._year(scope, it, user, dated)
         if it.latest and not scope.detected.get("year"):
@@ -164,6 +192,20 @@ class ScopeAndFilters:
             scope.params["filter_companies"] = it.companies
             scope.detected["companies"] = it.companies
             scope.docs = [d for d in scope.docs if d.company_key in it.companies]
+
+    @staticmethod
+    def _titled(scope: Scope, it: QueryIntent, user: SearchFilters, question: str) -> None:
+        """A document the question names by its title's own name ("LongEval" for "LONGEVAL: Guidelines for …",
+        "S2ORC-SciBERT" for "S2ORC: The Semantic Scholar …"): a paper is named the way an issuer is, and what another
+        document says is not about it."""
+        if it.companies or user.companies or user.document_ids:
+            return
+        asked = f" {_plain_words(question)} "
+        named = [d for d in scope.docs if (n := short_title(d.title)) and f" {n} " in asked]
+        if named and len(named) < len(scope.docs):
+            scope.params["filter_document_ids"] = [d.document_id for d in named]
+            scope.detected["documents"] = [short_title(d.title) for d in named]
+            scope.docs = named
 
     @staticmethod
     def _dated(scope: Scope, it: QueryIntent, user: SearchFilters, window: int) -> bool:

@@ -53,6 +53,27 @@ def test_scope_turns_a_detected_company_and_year_into_filters():
     assert s.trace.of(ScopeAndFilters).notes["detected"] == {"companies": ["acme widgets"], "year": 2022}
 
 
+def test_a_paper_named_by_its_title_is_the_scope_and_a_generic_title_names_nothing():
+    from rag.retrieve.stages import short_title
+    papers = [doc(11, None, 2023, "research paper", title="LONGEVAL: Guidelines for Human Evaluation"),
+              doc(12, None, 2020, "research paper", title="S2ORC: The Semantic Scholar Open Research Corpus"),
+              doc(13, None, 2023, "research paper", title="A Perspective on Explanations"),
+              doc(14, "Acme Widgets Corporation", 2023, "annual report", title="Annual Report 2023: Our year")]
+    s = State("How much did LongEval spend on Upwork annotators?", None, None, RetrievalSettings(), papers,
+              SearchFilters())
+    run_stages([Understand(), ScopeAndFilters()], s)
+    assert [d.document_id for d in s.where.docs] == [11] and s.where.params["filter_document_ids"] == [11]
+    assert s.trace.of(ScopeAndFilters).notes["detected"]["documents"] == ["longeval"]
+    s = State("What did S2ORC-SciBERT score on ChemProt?", None, None, RetrievalSettings(), papers, SearchFilters())
+    run_stages([Understand(), ScopeAndFilters()], s)
+    assert [d.document_id for d in s.where.docs] == [12]  # "S2ORC-SciBERT" names the S2ORC paper's model
+    s = State("What does the annual report 2023 say about water?", None, None, RetrievalSettings(), papers,
+              SearchFilters())
+    run_stages([Understand(), ScopeAndFilters()], s)
+    assert len(s.where.docs) == 4  # a generic title names no document
+    assert short_title("Note: a remark") is None and short_title("Paper Plain: Making papers") == "paper plain"
+
+
 def test_scope_refuses_user_filters_that_match_nothing():
     s = state("net sales", SearchFilters(year_min=1990, year_max=1991))
     run_stages([ScopeAndFilters(), Rerank()], s)
