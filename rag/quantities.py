@@ -67,12 +67,19 @@ NEGATED = re.compile(r"\b(?:not (?:included )?in|excluding|excl\.|except(?: for)
 
 
 def qualifiers(text: str) -> dict[str, set[str]]:
-    """The numbered qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2" (a qualifier
-    named to exclude it is not one: "emissions not included in Scope 1 or 2")."""
+    """The qualifiers of a text by their word: {"scope": {"1", "2"}} for "Scope 1 and 2" (a qualifier named to
+    exclude it is not one: "emissions not included in Scope 1 or 2"), {"basis": {"market"}} for "market-based"."""
     out: dict[str, set[str]] = {}
     for m in _QUALIFIER.finditer(NEGATED.sub(" ", text)):
         out.setdefault(m.group(1).lower(), set()).update(x for x in m.group(2, 3) if x)
+    for m in _BASIS.finditer(text):  # the basis a figure is measured on: "market-based", "location-based"
+        out.setdefault("basis", set()).add(m.group(1).lower())
     return out
+
+
+# a "<word>-based" qualifier names the method a figure is measured by (Scope 2 market-based or location-based): two
+# figures on different bases are different measures
+_BASIS = re.compile(r"\b([A-Za-z]{3,})[- ]based\b", re.I)
 
 
 _NUM = re.compile(r"(?<![\w.])[-+–]?[$€£]?\s?\(?\d(?:[\d,.']*\d)?\)?")

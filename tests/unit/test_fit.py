@@ -161,8 +161,12 @@ def test_a_row_that_names_its_qualifier_is_judged_by_it_not_by_its_table_title()
     from rag.answer.fit import qualifier_fit, qualifiers
     asked = qualifiers("Scope 2 (market-based) in kt CO2e")
     title = "Total greenhouse gas emissions (Scope 1 and 2 of the GHG Protocol)"
-    assert qualifier_fit(asked, f"Direct CO2eq emissions (Scope 1) ({title})") == "match"  # the title names both
+    assert qualifier_fit(asked, f"Direct CO2eq emissions (Scope 1) ({title})") == "inferred"  # the title names both
     assert qualifier_fit(asked, "Direct CO2eq emissions (Scope 1)") == "mismatch"  # the row's own label decides
+    # the basis a figure is measured on is a qualifier too: location-based is not the market-based figure asked
+    assert qualifier_fit(asked, "Scope 2 (market-based)") == "match"
+    assert qualifier_fit(asked, "Location-based Scope 2 GHG emissions") == "mismatch"
+    assert qualifier_fit(asked, "Scope 2, indirect (market based and location based)") == "match"
 
 
 def test_a_qualifier_named_to_exclude_it_is_not_one_and_every_qualifier_asked_counts():
