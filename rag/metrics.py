@@ -207,8 +207,9 @@ def norm_label(label: str) -> str:
     marks or trailing colon."""
     t = label.lower().replace("’", "'").replace("–", "—").replace(" - ", " — ")
     t = re.sub(r"\s+", " ", re.sub(r"\(\d\)|\*", "", t))
-    unit = re.search(r"\s*\((?:in\s+)?[^()]{1,16}\)\s*:?$", t)  # "EBITDA (in €m)": the unit, not the name
-    if unit and class_of_unit(unit.group(0).replace("(", " ").replace(")", " ")):
+    # "EBITDA (in €m)": the unit, not the name (a "(in %)" row stays a share, never an amount's line item)
+    unit = re.search(r"\s*\((?:in\s+)?[^()]{1,16}\)\s*:?$", t)
+    if unit and class_of_unit(unit.group(0).replace("(", " ").replace(")", " ")) not in (None, "percent"):
         t = t[: unit.start()]
     return t.strip(" :.")
 

@@ -115,6 +115,7 @@ def test_standard_metrics_ebitda_growth_and_fixed_asset_turnover():
     assert c is not None and round(c.value, 1) == 16.0
     items = line_items()
     assert label_rank(items["ebitda"], "EBITDA (in €m)") == 0 and label_rank(items["revenue"], "Revenue (in €m)") == 9
+    assert label_rank(items["gross_profit"], "Gross margin (in %)") is None  # a share is not the amount
     assert label_rank(items["depreciation_amortization"],
                       "Depreciation and amortization of property, equipment and intangibles") is not None
 
