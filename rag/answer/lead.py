@@ -13,7 +13,7 @@ from functools import lru_cache
 from rag.answer.fit import column_group
 from rag.answer.labels import short_company
 from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
-from rag.quantities import numbers
+from rag.quantities import SCALE_WORDS, numbers
 from rag.records import DocumentMeta, Fact
 from rag.retrieve.measure import _END_DATE, _MONTH_NUM, _STATEMENT_WORDS, Ask, _terms, synonyms
 from rag.statements import statement_of_title
@@ -353,7 +353,6 @@ def fact_sentence(f: Fact, d: DocumentMeta | None, marker: int, row: list[Fact],
 
 # the scale of an amount a question asks for: "in USD millions", "(in $ billions)", "in thousands of euros"
 _SCALE_ASKED = re.compile(r"\bin\s+(?:(?:usd|us\$|\$|eur|€|gbp|£)\s*)?(thousands|millions|billions)\b", re.I)
-_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
 def in_scale_asked(f: Fact, question: str) -> Fact:
@@ -361,7 +360,7 @@ def in_scale_asked(f: Fact, question: str) -> Fact:
     with the figure as written); percentages, counts and per-share values as they are."""
     m = _SCALE_ASKED.search(question or "")
     cur = (f.unit or "").split("/")[0] in ("USD", "EUR", "GBP") and not (f.unit or "").endswith("/share")
-    want = _SCALES[m.group(1).lower()] if m else None
+    want = SCALE_WORDS[m.group(1).lower()] if m else None
     if want is None or not cur or not f.scale or f.scale == want:
         return f
     v = f.value * f.scale / want

@@ -174,9 +174,8 @@ def asking_part(question: str) -> str:
     out = []
     for p in parts:
         if p in asking:
-            m = None
-            for m in _ASK_START.finditer(p):
-                pass  # the last lead-in before the question word
+            starts = list(_ASK_START.finditer(p))  # the last lead-in before the question word
+            m = starts[-1] if starts else None
             out.append(p[m.end():] if m is not None and _SOURCE_LEAD_IN.search(p[: m.start()]) else p)
         elif _DEFINES.search(p) or not _ABOUT_THE_TASK.search(p):
             out.append(p)

@@ -18,7 +18,7 @@ import numpy as np
 from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.ingest.figkind import NEVER_SHOWN
-from rag.issuers import Issuers, issuers_of
+from rag.issuers import Issuers, issuers_of, norm
 from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
@@ -136,19 +136,13 @@ def _days(a: str, b: str) -> int:
     return (dt.date.fromisoformat(str(a)[:10]) - dt.date.fromisoformat(str(b)[:10])).days
 
 
-def _plain_words(text: str) -> str:
-    """Lower case, hyphens and punctuation as spaces, possessives gone: "PaSa-7b's" → "pasa 7b"."""
-    t = re.sub(r"['’]s\b", "", (text or "").lower())
-    return " ".join(re.sub(r"[^\w&+]+", " ", t).split())
-
-
 def short_title(title: str | None) -> str | None:
     """The name a title gives its subject before a colon ("PaSa: An LLM Agent for …" → "pasa"), of one to three
     words and at least four letters; None when the title has none."""
     if not title or ":" not in title:
         return None
     raw = title.split(":", 1)[0].strip()
-    head = _plain_words(raw)
+    head = norm(raw)
     words = head.split()
     if not 1 <= len(words) <= 3 or len(head.replace(" ", "")) < 4 or all(w in _REPORT_WORDS or w.isdigit() for w in words):
         return None
@@ -200,7 +194,7 @@ class ScopeAndFilters:
         document says is not about it."""
         if it.companies or user.companies or user.document_ids:
             return
-        asked = f" {_plain_words(question)} "
+        asked = f" {norm(question)} "
         named = [d for d in scope.docs if (n := short_title(d.title)) and f" {n} " in asked]
         if named and len(named) < len(scope.docs):
             scope.params["filter_document_ids"] = [d.document_id for d in named]
