@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CLASSES", "SCALE_WORDS", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
-           "classes_near_numbers", "compatible", "currency_of", "numbers", "parse_number", "qualifiers", "quantities_in",
+           "classes_near_numbers", "compatible", "counted_words", "currency_of", "numbers", "parse_number", "qualifiers", "quantities_in",
            "read_cell", "same_number", "scale_of", "unit_of"]
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
 CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
-           "duration", "count", "intensity")
+           "duration", "count", "intensity", "temperature")
 
 _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line → its class
     # one quantity per another (t CO2e per € million of sales, kWh / employee): a ratio, never the total it divides;
@@ -40,6 +40,7 @@ _UNIT_CLASS = [  # a unit as printed next to a number or in a table's unit line 
     (re.compile(r"\bhours?\b|\bh\b", re.I), "hours"),
     (re.compile(r"(?<![\w])[kmµun]?W\b(?!h)|\bwatts?\b", re.I), "power"),
     (re.compile(r"(?<![\w])(ms|µs|ns|seconds?|minutes?|sec)\b(?!\w)", re.I), "duration"),
+    (re.compile(r"°\s?[CF]\b|℃|℉|\bdegrees? (?:celsius|fahrenheit)\b", re.I), "temperature"),
 ]
 
 
@@ -82,7 +83,10 @@ def qualifiers(text: str) -> dict[str, set[str]]:
 _BASIS = re.compile(r"\b([A-Za-z]{3,})[- ]based\b", re.I)
 
 
-_NUM = re.compile(r"(?<![\w.])[-+–]?[$€£]?\s?\(?\d(?:[\d,.']*\d)?\)?")
+_NUM = re.compile(r"(?<![\w.])[-+–−]?[$€£]?\s?\(?\d(?:[\d,.']*\d)?\)?")
+# before a number that is not a value: a citation mark's bracket ("[3]", "[12, 14]"), "per" of a rate's denominator
+# ("per 1,000 employees"), a name's or an exponent's dash ("GPT-4", "COVID-19", "cm2V−1s−1")
+_NOT_A_VALUE = re.compile(r"(?:\[\s*(?:\d{1,3}\s*[,–-]\s*)*|\bper\s+|[A-Za-z][-–−])$", re.I)
 
 
 def quantities_in(text: str, window: int = 28) -> list[tuple[str, str | None]]:
@@ -103,6 +107,11 @@ def quantities_in(text: str, window: int = 28) -> list[tuple[str, str | None]]:
             continue  # a footnote mark: "(11)"
         if re.match(r"[&A-Za-z]", nxt) and not re.match(r"[kKmMbB%]\b|[kKmMbB]n\b|bn|mn|[tT]\b", text[m.end(): m.end() + 3]) \
                 or re.match(r"[&A-Za-z]", prev):
+            continue
+        if re.match(r"[kKmMbB]\b", nxt + text[m.end() + 1: m.end() + 2]) and "." not in digits and \
+                not re.search(r"[$€£]", raw):
+            continue  # "7b", "(97b)", "3M": a name, as numbers() reads it; "81.1M", "$5b" are amounts
+        if _NOT_A_VALUE.search(text[max(0, m.start() - 12): m.start()]):
             continue
         after = text[m.end(): m.end() + window]
         before = text[max(0, m.start() - 5): m.start()]
@@ -186,8 +195,27 @@ PROTOTYPES = {
 }
 
 
+# "how many <what is counted> <verb>": the words counted, up to the question's verb
+_COUNTED = re.compile(r"\bhow many\s+(.+?)\s+(?:did|does|do|were|was|are|is|has|have|had|will|would|can|could)\b",
+                      re.I)
+
+
+def counted_words(question: str) -> str | None:
+    """What a "how many X did …" question counts when X is no unit of a known class ("passenger kilometres", "stores"):
+    a sentence's number followed by X is a number of the kind asked."""
+    counted = _COUNTED.search(question)
+    return counted.group(1) if counted and not class_of_unit(counted.group(1)) else None
+
+
 def printed_class(question: str) -> str | None:
-    """The class of a unit the question prints ("in EUR", "in MWh"); "Scope" and "share(s)" are not units."""
+    """The class of a unit the question prints ("in EUR", "in MWh"); "Scope" and "share(s)" are not units. In "how
+    many X did …" the unit is X, the thing counted: "how many passenger kilometres did employees travel" asks
+    kilometres, not people, so a unit printed elsewhere counts only when it says so ("in MWh")."""
+    counted = _COUNTED.search(question)
+    if counted:
+        rest = question[counted.end():]
+        return class_of_unit(counted.group(1)) or class_of_unit(
+            " ".join(m.group(0) for m in re.finditer(r"\b(?:in|as)\s+[^,;?]{1,30}", rest)))
     return class_of_unit(re.sub(r"\b(scope|share|shares)\b", " ", question, flags=re.I))
 
 

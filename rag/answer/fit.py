@@ -26,7 +26,8 @@ from functools import lru_cache
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, named_class, numbers,
+from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, counted_words, named_class,
+                             numbers,
                              printed_class, qualifiers, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
@@ -204,6 +205,11 @@ _YEAR_AS_PERIOD = re.compile(r"(?:\b(?:in|for|during|fiscal(?:\s+year)?|fy|year|
                              r"\(\s*|^\s*)((?:19|20)\d{2})(?![\d,.]\d)(?!\s+(?:[A-Z][a-z]+\s+)?Act\b)", re.I)
 
 
+def _spelling(term: str) -> str:
+    """One spelling for British and American word ends: kilometre ~ kilometer, centre ~ center, litre ~ liter."""
+    return re.sub(r"re$", "er", term)
+
+
 def _years_in(text: str) -> set[int]:
     return {int(y) for y in _YEAR_AS_PERIOD.findall(text)}
 
@@ -238,6 +244,9 @@ class Judge:
         self.unit_named = printed_class(question)
         self.change_asked = bool(_CHANGE_ASKED.search(question))  # a percentage may answer a change asked
         self.unit_asked = asked_unit(question)  # "in GWh": of two tables alike, one in GWh and one in TJ, the GWh
+        # "how many passenger kilometres": a number printed with the words counted is a number of the kind asked
+        counted = counted_words(question)
+        self.counted = _spelling(label_terms(counted)[-1]) if counted and label_terms(counted) else None
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -294,21 +303,32 @@ class Judge:
                 found = quantities_in(u.text)
                 if with_value and not found:
                     continue
-                pick, cls = self._value_of(found)
+                pick, cls = self._value_of(found, u.text)
                 out.append(Typed("sentence", u.text, c, pick, cls, _years_in(u.text), unit=u))
                 if len(out) >= self.cfg.max_sentences:
                     return out
         return out
 
-    def _value_of(self, found: list[tuple[str, str | None]]) -> tuple[Num | None, str | None]:
-        """The sentence's value for the asked class (the first of that class), else its first quantity."""
+    def _value_of(self, found: list[tuple[str, str | None]], text: str = "") -> tuple[Num | None, str | None]:
+        """The sentence's value for the asked class (the first of that class; the first followed by the words a "how
+        many" question counts), else its first quantity that is not a condition of the measurement (a temperature:
+        "at 25°C", "1.5°C pathway")."""
         if not found:
             return None, None
+        if self.counted:
+            at = 0
+            for raw, cls in found:
+                at = text.find(raw, at)
+                after = re.split(r"[,;(]|\d", text[at + len(raw): at + len(raw) + 40])[0] if at >= 0 else ""
+                if self.counted in {_spelling(t) for t in label_terms(after)}:
+                    nums = numbers(raw)
+                    return (nums[0] if nums else None), self.asked_class
+                at = max(at, 0) + len(raw)
         for raw, cls in found:
             if self.asked_class and compatible(self.asked_class, cls) == "match":
                 nums = numbers(raw)
                 return (nums[0] if nums else None), cls
-        raw, cls = found[0]
+        raw, cls = next(((r, c) for r, c in found if c != "temperature"), found[0])
         nums = numbers(raw)
         return (nums[0] if nums else None), cls
 

@@ -128,6 +128,29 @@ def test_numbers_that_name_are_not_quantities_even_in_a_list():
     assert quantities_in("Categories 1-15 total 5,000 t CO2e") == [("5,000", "emissions")]
 
 
+def test_numbers_inside_names_exponents_denominators_and_citation_marks_are_not_quantities():
+    from rag.quantities import quantities_in
+    # a name's number ("PaSa-7b", "GPT-4o", "COVID-19"), an item mark "(97b)"
+    assert quantities_in("Compared to PaSa-GPT-4o, PaSa-7b improves recall by 30.36%.") == [("30.36", "percent")]
+    assert quantities_in("COVID-19 cases rose 12% to 3,400") == [("12", "percent"), ("3,400", None)]
+    assert quantities_in("(97a) the gender pay gap, defined as (97b) the annual total remuneration") == []
+    # a unit's exponent ("cm2V−1s−1"), a rate's denominator, a citation mark
+    assert [r for r, _ in quantities_in("a mobility of 1131 cm2V−1s−1 for the NMOS")] == ["1131"]
+    assert quantities_in("The accident rate per 1,000 employees was 4.0") == [("4.0", None)]
+    assert quantities_in("as in [3] and [12, 14], the corpus holds 81.1M papers") == [("81.1", None)]
+    # amounts with a scale letter stay amounts
+    assert quantities_in("revenue of $5b") == [("$5", "currency")]
+
+
+def test_a_temperature_is_a_condition_of_a_sentence_not_its_value(judge_of):
+    from rag.quantities import quantities_in
+    text = "The low-field mobilities obtained in the relaxed case at 25°C are 1131 cm2V−1s−1 and 191 cm2V−1s−1."
+    assert quantities_in(text)[0] == ("25", "temperature")
+    j = judge_of("What low-field electron mobility was measured for the NMOS transistor in the relaxed case?")
+    best = next(c for c in j.sentences([_chunk(1, text)], with_value=True) if "mobilities" in c.label)
+    assert best.value is not None and best.value.value == 1131
+
+
 def test_the_measure_leaves_out_dates_and_the_words_that_ask():
     assert measure_text("How much energy did Acme's production sites use in 2023? Give MWh.", ["Acme"]) \
         == "energy production sites use"
@@ -177,3 +200,16 @@ def test_a_qualifier_named_to_exclude_it_is_not_one_and_every_qualifier_asked_co
     assert qualifier_fit(asked, "3.11 Use of sold products") == "match"
     assert qualifier_fit(asked, "Significant Scope 3 total emissions") == "inferred"  # silent on the category
     assert qualifier_fit(asked, "Scope 2: Indirect emissions") == "mismatch"
+
+
+def test_how_many_counts_the_words_after_it_not_a_unit_named_later(judge_of):
+    from rag.quantities import asked_class, printed_class
+    q = "How many passenger kilometres did Acme employees travel by rail in 2023?"
+    assert printed_class(q) is None and asked_class(q) == "count"  # kilometres, not employees
+    assert printed_class("How many people did Acme employ in Romania?") == "headcount"
+    assert printed_class("How many tonnes of CO2e did Acme emit?") == "emissions"
+    j = judge_of(q, years=[2023])
+    text = ("Acme has around 3,320 employees. In 2023, a total of 1,100,714 passenger kilometers (2022: 680,397) "
+            "were traveled by rail.")
+    best = j.score(j.sentences([_chunk(1, text)], with_value=True))[0]
+    assert best.value is not None and best.value.value == 1100714 and best.checks["unit"] == "match"
