@@ -213,3 +213,11 @@ def test_how_many_counts_the_words_after_it_not_a_unit_named_later(judge_of):
             "were traveled by rail.")
     best = j.score(j.sentences([_chunk(1, text)], with_value=True))[0]
     assert best.value is not None and best.value.value == 1100714 and best.checks["unit"] == "match"
+
+
+def test_a_length_of_time_is_a_duration_and_a_question_year_is_no_unit():
+    from rag.quantities import asked_class, counted_words, quantities_in
+    assert quantities_in("the average length of service was 9.7 years (2022: 9.2 years)") == \
+        [("9.7", "duration"), ("9.2", "duration")]
+    assert asked_class("What were revenues in fiscal year 2023?") is None
+    assert counted_words("How many lost days from workplace accidents did Acme record?") == "lost days"
