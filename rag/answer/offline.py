@@ -30,6 +30,7 @@ from rag.retrieve.facts import FactBook
 from rag.retrieve.measure import Ask, asked, asks_figure, demands_figure, strip_instructions, synonyms
 from rag.retrieve.measure import _terms as lead_terms
 from rag.retrieve.pipeline import Retrieval
+from rag.retrieve.stages import short_title
 from rag.statements import statement_of_title
 
 # a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
@@ -197,9 +198,7 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
             kind = "description"  # no figure of the kind asked fits: the sentence that answers
         elif papers and best is not None and best.checks["unit"] != "match" and best.fit < judge.cfg.open_floor:
             return Judged()  # a paper's results tables hold many alike rows: a row close in meaning is not enough
-        elif best is None:
-            if papers:
-                return Judged()
+        elif best is None:  # papers too: no candidate is the measure asked (a paper's traps were answered)
             return Judged(refusal=_nothing_fits(judge, ranked, ask, docs))
     if kind in ("quantity", "count", "share", "open", "yes/no"):
         assert best is not None
@@ -323,13 +322,21 @@ def _before(r: Retrieval, ask: Ask, docs: list[DocumentMeta]) -> str | None:
         # figure is asked and the passages found are a company's reports, not papers
         # a name the passages mention (a segment, a brand, a subsidiary: "Sam's Club") is not refused here: the
         # candidates' judge answers only with a figure whose row, table or sentence names it (Ask.named)
-        ask.named = [u.name for u in unknown if u.mentioned]
+        # a name that begins with a paper's own name ("S2ORC-SciBERT" in the S2ORC paper) is the paper's subject
+        titled = {t for d in docs if (t := short_title(d.title))}
+        ask.named = [u.name for u in unknown if u.mentioned and not _of_title(u.name, titled)]
         unknown = [u for u in unknown if not u.mentioned]
         if unknown:
             u = unknown[0]
             return (f"no document in the library is about {u.name}" +
                     (" (it is only mentioned in passing)" if u.mentioned else ""))
     return answerable.uncovered_period(ask, docs, r.book)
+
+
+def _of_title(name: str, titled: set[str]) -> bool:
+    """The name is a document's own title name, or begins with it ("S2ORC-SciBERT" for "S2ORC: …")."""
+    n = answerable.norm(name)
+    return any(n == t or n.startswith(t + " ") for t in titled)
 
 
 def _lead(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta],
@@ -547,6 +554,8 @@ def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask:
     cover, and no passage gives: the documents report the figure, not that breakdown."""
     company_words = {answerable.norm(w) for d in docs if d.company_key in ask.companies
                      for w in (d.company or "").split()} | {answerable.norm(w) for w in it.company_terms}
+    # a paper named by its title's name ("in LongEval") is the document asked, not a part of it
+    company_words |= {w for d in docs for w in (short_title(d.title) or "").split()}
     parts = answerable.breakdown_terms(it.question, company_words)
     if not parts or not asks_figure(it, ask):
         return None  # a chart or a description of a part is not refused for want of its figure

@@ -348,3 +348,22 @@ def test_an_irregular_plural_takes_were():
     ask = _ask("How many women worked at Boeing at the end of 2022?")
     women = _fact(1, "Women", 211, 2022, unit="employees", scale=1)
     assert "women were 211 employees in FY2022" in fact_sentence(women, BOEING, 1, [], ask, [])
+
+
+def test_a_paper_named_by_its_title_is_not_a_part_the_figure_is_broken_down_by():
+    from rag.answer.offline import _missing_breakdown
+    q = "Compare the average inter-annotator standard deviation of COARSE vs FINE annotations in LongEval."
+    it = understand(q, KNOWN)
+    ask = Ask.of(it)
+    paper = DocumentMeta(11, "longeval.pdf", title="LONGEVAL: Guidelines for Human Evaluation of Faithfulness",
+                         doc_type="research paper")
+    report = DocumentMeta(12, "acme.pdf", company="Acme AG", company_key="acme", fiscal_year=2023)
+    assert _missing_breakdown(None, [], it, ask, [paper, report]) is None  # the document asked, not a part
+    it = understand("How many employees did Acme have in Romania in 2023?", {"acme": "Acme AG"})
+    assert "Romania" in (_missing_breakdown(None, [], it, Ask.of(it), [paper, report]) or "")
+
+
+def test_a_model_named_after_its_paper_is_the_papers_subject_not_an_unknown_entity():
+    from rag.answer.offline import _of_title
+    assert _of_title("S2ORC-SciBERT", {"s2orc"}) and _of_title("LongEval", {"longeval"})
+    assert not _of_title("SciBERT", {"s2orc"}) and not _of_title("Microsoft", {"pasa"})
