@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CLASSES", "SCALE_WORDS", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
-           "classes_near_numbers", "compatible", "counted_words", "currency_of", "numbers", "parse_number", "qualifiers", "quantities_in",
-           "read_cell", "same_number", "scale_of", "unit_of"]
+           "classes_near_numbers", "compatible", "counted_words", "currency_of", "numbers", "parse_number",
+           "qualifiers", "quantities_in", "read_cell", "same_number", "scale_of", "unit_of"]
 
 # currency | percent | emissions | energy | water | mass | headcount | per_share | hours | count
 CLASSES = ("currency", "percent", "emissions", "energy", "water", "mass", "headcount", "per_share", "hours", "power",
@@ -111,7 +111,7 @@ def quantities_in(text: str, window: int = 28) -> list[tuple[str, str | None]]:
         if re.match(r"[&A-Za-z]", nxt) and not re.match(r"[kKmMbB%]\b|[kKmMbB]n\b|bn|mn|[tT]\b", text[m.end(): m.end() + 3]) \
                 or re.match(r"[&A-Za-z]", prev):
             continue
-        if re.match(r"[kKmMbB]\b", nxt + text[m.end() + 1: m.end() + 2]) and "." not in digits and \
+        if re.match(r"[kKmMbB]\b", text[m.end():]) and "." not in digits and \
                 not re.search(r"[$€£]", raw):
             continue  # "7b", "(97b)", "3M": a name, as numbers() reads it; "81.1M", "$5b" are amounts
         if _NOT_A_VALUE.search(text[max(0, m.start() - 12): m.start()]):

@@ -26,9 +26,8 @@ from functools import lru_cache
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, counted_words, named_class,
-                             numbers,
-                             printed_class, qualifiers, quantities_in)
+from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, counted_words,
+                             named_class, numbers, printed_class, qualifiers, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
 
@@ -245,8 +244,8 @@ class Judge:
         self.change_asked = bool(_CHANGE_ASKED.search(question))  # a percentage may answer a change asked
         self.unit_asked = asked_unit(question)  # "in GWh": of two tables alike, one in GWh and one in TJ, the GWh
         # "how many passenger kilometres": a number printed with the words counted is a number of the kind asked
-        counted = counted_words(question)
-        self.counted = _spelling(label_terms(counted)[-1]) if counted and label_terms(counted) else None
+        counted = label_terms(counted_words(question) or "")
+        self.counted = _spelling(counted[-1]) if counted else None
 
     # -- candidates ----------------------------------------------------------------------------------------------
     def rows(self, facts: list[Fact], chunks: dict[int, Candidate]) -> list[Typed]:
@@ -315,15 +314,13 @@ class Judge:
         "at 25°C", "1.5°C pathway")."""
         if not found:
             return None, None
-        if self.counted:
-            at = 0
-            for raw, cls in found:
-                at = text.find(raw, at)
-                after = re.split(r"[,;(]|\d", text[at + len(raw): at + len(raw) + 40])[0] if at >= 0 else ""
-                if self.counted in {_spelling(t) for t in label_terms(after)}:
-                    nums = numbers(raw)
-                    return (nums[0] if nums else None), self.asked_class
-                at = max(at, 0) + len(raw)
+        at = 0
+        for raw, _ in found if self.counted else ():
+            at = text.find(raw, at) + len(raw)  # the words printed after the number, up to the next one
+            after = re.split(r"[,;(]|\d", text[at: at + 40])[0]
+            if self.counted in {_spelling(t) for t in label_terms(after)}:
+                nums = numbers(raw)
+                return (nums[0] if nums else None), self.asked_class
         for raw, cls in found:
             if self.asked_class and compatible(self.asked_class, cls) == "match":
                 nums = numbers(raw)

@@ -323,7 +323,7 @@ def _before(r: Retrieval, ask: Ask, docs: list[DocumentMeta]) -> str | None:
         # a name the passages mention (a segment, a brand, a subsidiary: "Sam's Club") is not refused here: the
         # candidates' judge answers only with a figure whose row, table or sentence names it (Ask.named)
         # a name that begins with a paper's own name ("S2ORC-SciBERT" in the S2ORC paper) is the paper's subject
-        titled = {t for d in docs if (t := short_title(d.title))}
+        titled = _title_names(docs)
         ask.named = [u.name for u in unknown if u.mentioned and not _of_title(u.name, titled)]
         unknown = [u for u in unknown if not u.mentioned]
         if unknown:
@@ -331,6 +331,11 @@ def _before(r: Retrieval, ask: Ask, docs: list[DocumentMeta]) -> str | None:
             return (f"no document in the library is about {u.name}" +
                     (" (it is only mentioned in passing)" if u.mentioned else ""))
     return answerable.uncovered_period(ask, docs, r.book)
+
+
+def _title_names(docs: list[DocumentMeta]) -> set[str]:
+    """The names the documents' titles give their subjects ("s2orc" for "S2ORC: …"; stages.short_title)."""
+    return {t for d in docs if (t := short_title(d.title))}
 
 
 def _of_title(name: str, titled: set[str]) -> bool:
@@ -555,7 +560,7 @@ def _missing_breakdown(lead: Lead | None, units: list[extractive.Unit], it, ask:
     company_words = {answerable.norm(w) for d in docs if d.company_key in ask.companies
                      for w in (d.company or "").split()} | {answerable.norm(w) for w in it.company_terms}
     # a paper named by its title's name ("in LongEval") is the document asked, not a part of it
-    company_words |= {w for d in docs for w in (short_title(d.title) or "").split()}
+    company_words |= {w for t in _title_names(docs) for w in t.split()}
     parts = answerable.breakdown_terms(it.question, company_words)
     if not parts or not asks_figure(it, ask):
         return None  # a chart or a description of a part is not refused for want of its figure
