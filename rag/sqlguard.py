@@ -13,6 +13,12 @@
    under row-level security by workspace, in a READ ONLY transaction with a statement timeout, work_mem and
    temp_file_limit of its own; the connection is reset (DISCARD ALL) before reuse.
 
+Size, before anything runs (expanded_size): the query once every reference to a subquery's or CTE's column is
+spelled out may have at most MAX_EXPANDED_TERMS terms, no value joined from more than MAX_PIECES pieces, at most
+MAX_BUILT pieces joined per row, queries nested at most MAX_NESTING deep, and LIKE / regular-expression patterns
+are literals: memory and time that work_mem, temp_file_limit and the timeout do not bound (values built inside an
+expression, plans copied by the planner) are bounded by construction.
+
 Caps: LIMIT added or lowered to max_rows; the result is measured on the server, row by row as JSON, and nothing
 is sent past max_bytes (the question is refused with a clear message); the statement timeout.
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from typing import NamedTuple
 
 import sqlglot
 from sqlglot import exp
@@ -70,6 +77,13 @@ _DATE_UNIT = re.compile(r"(?i)(year|quarter|month|week|day|hour|minute|second|ep
 _ALLOWED_NODES = _STRUCTURE + _OPERATORS + _FUNCTIONS
 MAX_ROWS = 200
 MAX_SQL_CHARS = 8000
+# A question's size once its subqueries' columns are spelled out (expanded_size). Questions analysts ask expand
+# to tens of terms and join a label or two; the bounds leave room for far more. A piece is a column value, a
+# literal (at most MAX_SQL_CHARS) or a padded char(n) (n at most 1000).
+MAX_EXPANDED_TERMS = 2000
+MAX_PIECES = 17
+MAX_BUILT = 1000
+MAX_NESTING = 6
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to a Command" is ours to report
 
 
@@ -161,14 +175,133 @@ def _check_relations(tree: exp.Expression) -> None:
         raise SqlRejected(f"relation {stray[0].sql()[:60]} is not allowed here")
 
 
-def _check_columns(tree: exp.Expression) -> None:
+def _check_columns(tree: exp.Expression) -> exp.Expression:
     """Every column resolves to a column of its source; `alias.name` that is not a column would be a function
-    call in PostgreSQL's attribute notation."""
+    call in PostgreSQL's attribute notation. Returns the qualified copy (stars expanded, every column with its
+    source)."""
     try:
-        qualify(tree.copy(), schema=VIEWS, dialect="postgres", validate_qualify_columns=True,
-                quote_identifiers=False, identify=False)
+        return qualify(tree.copy(), schema=VIEWS, dialect="postgres", validate_qualify_columns=True,
+                       quote_identifiers=False, identify=False)
     except Exception as exc:
         raise SqlRejected(f"unknown column or name: {str(exc).splitlines()[0][:160]}") from exc
+
+
+def _check_patterns(tree: exp.Expression) -> None:
+    """The pattern of LIKE / ILIKE / ~ / ~* is a literal: a pattern built from the data (or from a value the query
+    grows) is compiled at run time, in memory the guard cannot bound."""
+    for node in tree.find_all(exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike):
+        pattern = node.expression
+        if isinstance(pattern, (exp.Any, exp.All)) and isinstance(pattern.this, exp.Array):
+            pattern = pattern.this
+        if isinstance(pattern, exp.Array):
+            ok = all(isinstance(e, exp.Literal) and e.is_string for e in pattern.expressions)
+        else:
+            ok = isinstance(pattern, exp.Literal) and pattern.is_string
+        if not ok:
+            raise SqlRejected(f"the pattern of {node.sql(dialect='postgres')[:60]} must be a quoted literal")
+
+
+class Growth(NamedTuple):
+    """A question's size once every reference to a subquery's or CTE's column is replaced by the expression that
+    defines it (expanded_size)."""
+    terms: int  # nodes of the expanded query: what the planner copies when it pulls subqueries up
+    pieces: int  # the most pieces (column values, literals, padded values) any one value is joined from
+    built: int  # pieces allocated by every join of every value of a row, intermediates included
+    depth: int  # how deeply its queries nest
+
+
+def expanded_size(qualified: exp.Expression) -> Growth:
+    """How large a qualified query grows, whatever its syntax (Growth).
+
+    PostgreSQL's planner pulls subqueries up by copying each referenced expression into every place that names it,
+    and the executor evaluating `x || x` over `x = y || y` builds a value as long as all its pieces, keeping every
+    intermediate value until the row is done (a chain of n joins allocates about n²/2 pieces). Ten references a
+    level, seven levels deep, is 10^7 copies (3.4 GB in one backend, measured). Joining (`||`, concat()) is the
+    only allowed operation whose result is larger than its largest argument (the others keep, shorten or pick a
+    value, or pad it to at most 1000 characters), so bounds on the pieces of a value and on the pieces built per
+    row bound every value and the memory a question can take, and a bound on the terms bounds its plan."""
+    scopes = traverse_scope(qualified)
+    by_expr = {id(s.expression): s for s in scopes}
+    outputs: dict[int, list[tuple[str, tuple[int, int]]]] = {}
+    widest = [1]
+
+    def source_of(scope, alias: str):
+        while scope is not None:
+            if alias in scope.sources:
+                return scope.sources[alias]
+            scope = scope.parent
+        return None
+
+    def out_weight(scope, name: str | None) -> tuple[int, int]:
+        """(terms, pieces) of a subquery's output column (its widest one when not named)."""
+        cols = outputs.get(id(scope)) or [("", (1, 1))]
+        if name is not None:
+            for n, w in cols:
+                if n == name:
+                    return w
+        return max(w[0] for _, w in cols), max(w[1] for _, w in cols)
+
+    def weight(node: exp.Expression, scope, top: bool = False) -> tuple[int, int, int]:
+        """(terms, pieces, built) of an expression in its scope."""
+        inner = by_expr.get(id(node))
+        if inner is not None and not top:
+            if inner.is_subquery:  # a scalar, IN or EXISTS subquery is used here as a value: its widest one
+                t, p = out_weight(inner, None)
+                return t + 1, p, 0
+            return 1, 1, 0  # a FROM subquery, a CTE or a set operation's branch: its own scope counts it, and
+            # wherever a column names it
+        if isinstance(node, exp.Column):
+            src = source_of(scope, node.table)
+            if hasattr(src, "expression"):
+                t, p = out_weight(src, node.name)
+                return t, p, 0
+            return 1, 1, 0
+        parts = [weight(child, scope) for child in node.iter_expressions()]
+        terms = 1 + sum(t for t, _, _ in parts)
+        built = sum(b for _, _, b in parts)
+        if isinstance(node, (exp.DPipe, exp.Concat)):
+            pieces = sum(p for _, p, _ in parts)
+            built += pieces
+        else:
+            pieces = max((p for _, p, _ in parts), default=1)
+        widest[0] = max(widest[0], pieces)
+        return terms, pieces, built
+
+    terms = built = depth = 0
+    for scope in scopes:  # innermost first
+        t, _, b = weight(scope.expression, scope, top=True)
+        terms, built = terms + t, built + b
+        if isinstance(scope.expression, exp.Select):
+            outputs[id(scope)] = [(sel.alias_or_name, weight(sel, scope)[:2]) for sel in scope.expression.selects]
+        elif scope.set_operation_scopes:  # UNION / INTERSECT / EXCEPT: each column as wide as its widest branch
+            branches = [outputs.get(id(u)) or [] for u in scope.set_operation_scopes]
+            outputs[id(scope)] = [(name, (max(b[i][1][0] for b in branches if i < len(b)),
+                                          max(b[i][1][1] for b in branches if i < len(b))))
+                                  for i, (name, _) in enumerate(branches[0])]
+        d, parent = 0, scope.parent
+        while parent is not None:
+            d, parent = d + 1, parent.parent
+        depth = max(depth, d)
+    return Growth(terms, widest[0], built, depth)
+
+
+def _check_growth(qualified: exp.Expression) -> None:
+    try:
+        g = expanded_size(qualified)
+    except RecursionError as exc:
+        raise SqlRejected("the SQL is nested too deeply") from exc
+    spelled = "once its subqueries' columns are spelled out"
+    if g.depth > MAX_NESTING:
+        raise SqlRejected(f"queries nested {g.depth} deep; at most {MAX_NESTING} levels are allowed")
+    if g.terms > MAX_EXPANDED_TERMS:
+        raise SqlRejected(f"the query grows to {g.terms:,} terms {spelled} (at most {MAX_EXPANDED_TERMS:,}); "
+                          "name each column fewer times, or nest less")
+    if g.pieces > MAX_PIECES:
+        raise SqlRejected(f"the query joins a value from {g.pieces:,} pieces {spelled} (at most {MAX_PIECES}); "
+                          "build shorter values")
+    if g.built > MAX_BUILT:
+        raise SqlRejected(f"the query joins {g.built:,} pieces of text for each row {spelled} (at most "
+                          f"{MAX_BUILT:,}); build fewer or shorter values")
 
 
 def _validate(tree: exp.Expression) -> None:
@@ -177,8 +310,9 @@ def _validate(tree: exp.Expression) -> None:
     for node in tree.walk():
         _check_node(node)
     _check_identifiers(tree)
+    _check_patterns(tree)
     _check_relations(tree)
-    _check_columns(tree)
+    _check_growth(_check_columns(tree))
 
 
 def _parse_one(sql: str) -> exp.Expression:

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 from roles import as_role
-from sql_attacks import all_wall_attacks
+from sql_attacks import GROWTH_EDGES, all_wall_attacks, run_measured
 
 from rag.errors import StoreError
 from rag.sqlguard import SqlRejected, _wrap, run_readonly
@@ -206,6 +206,17 @@ def test_temp_files_and_time_are_capped_for_the_reader(teams):
     with pytest.raises(SqlRejected, match="longer than"):
         run_readonly(teams, "select count(*) from v_chunks a, v_chunks b, v_chunks c, v_chunks d, v_chunks e, "
                      "v_chunks f, v_chunks g, v_chunks h", timeout_ms=300)
+
+
+@pytest.mark.parametrize("family", list(GROWTH_EDGES))
+def test_the_largest_question_the_guard_lets_through_stays_bounded(teams, family):
+    """Each family's largest question that passes the guard, run as run_readonly runs it: the backend's peak
+    memory stays under 256 MB and the question ends within twice its timeout (finished or cancelled)."""
+    _owner(teams, "update documents set workspace = null returning id")
+    timeout_ms = teams.settings.sql.timeout_ms
+    m = run_measured(teams, GROWTH_EDGES[family], timeout_ms)
+    assert m["peak_mb"] < 256, m
+    assert m["seconds"] < 2 * timeout_ms / 1000, m
 
 
 # -- workspaces -----------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The SQL guard: one SELECT over the allowlisted views with safe functions, LIMIT enforced; nothing else."""
 
 import pytest
-from sql_attacks import GUARD, all_guard_attacks
+from sql_attacks import GROWTH, GROWTH_EDGES, GUARD, all_guard_attacks
 
 from rag.sqlguard import SqlRejected, check
 
@@ -72,7 +72,7 @@ def test_every_category_of_attack_is_rejected(category, sql):
 
 def test_the_catalogue_covers_every_family():
     assert {"call syntax", "sql text", "settings", "locks", "sessions", "files", "large objects", "other databases",
-            "catalogs", "tables outside the views", "writes", "amplification"} <= set(GUARD)
+            "catalogs", "tables outside the views", "writes", "amplification", "growth"} <= set(GUARD)
     assert sum(map(len, GUARD.values())) >= 120
 
 
@@ -110,3 +110,40 @@ def test_plain_selects_pass_with_a_limit():
     assert check("SELECT file_name FROM v_documents ORDER BY figure_count DESC LIMIT 5").endswith("LIMIT 5")
     assert check("select * from v_figures limit 100000").endswith("LIMIT 200")
     assert "WITH t AS" in check("with t as (select * from v_documents) select count(*) from t")
+
+
+@pytest.mark.parametrize("family", list(GROWTH))
+def test_growth_is_refused_by_family_before_it_runs(family):
+    """Nesting, repetition, CTE chains, scalar subqueries, set operations, concat(), arrays, padding, patterns from
+    the data and depth: each way of multiplying a question's size is refused by what it would grow to."""
+    for sql in GROWTH[family]:
+        with pytest.raises(SqlRejected, match="nested|grows to|pieces|pattern"):
+            check(sql)
+
+
+@pytest.mark.parametrize("family", list(GROWTH_EDGES))
+def test_the_largest_question_of_each_family_passes(family):
+    check(GROWTH_EDGES[family])
+
+
+def test_growth_counts_what_the_planner_copies_and_the_executor_builds():
+    from sqlglot import parse_one
+
+    from rag.sqlguard import _check_columns, expanded_size
+
+    def size(sql):
+        return expanded_size(_check_columns(parse_one(sql, read="postgres")))
+
+    flat = size("select heading || heading as x from v_chunks")
+    assert (flat.pieces, flat.built, flat.depth) == (2, 2, 0)
+    nested = size("select x || x || x as y from (select heading || heading as x from v_chunks offset 0) s")
+    assert (nested.pieces, nested.built, nested.depth) == (6, 2 + 4 + 6, 1)  # 2 in s; then 4 and 6 pieces
+    passed_on = size("select y from (select x as y from (select heading || heading as x from v_chunks) s) t")
+    assert (passed_on.pieces, passed_on.built) == (2, 2)  # a column passed on is not built again
+    scalar = size("select (select heading || heading from v_chunks limit 1) || section_type from v_chunks")
+    assert scalar.pieces == 3
+    union = size("select x || x from (select heading as x from v_chunks union all "
+                 "select caption || caption || caption from v_figures) u")
+    assert union.pieces == 6  # as wide as the widest branch
+    fanout = size("select x + x + x from (select chunk_index + chunk_index as x from v_chunks) s")
+    assert fanout.terms > size("select x from (select chunk_index + chunk_index as x from v_chunks) s").terms
