@@ -220,43 +220,52 @@ def expanded_size(qualified: exp.Expression) -> Growth:
     only allowed operation whose result is larger than its largest argument (the others keep, shorten or pick a
     value, or pad it to at most 1000 characters), so bounds on the pieces of a value and on the pieces built per
     row bound every value and the memory a question can take, and a bound on the terms bounds its plan."""
-    scopes = traverse_scope(qualified)
-    by_expr = {id(s.expression): s for s in scopes}
-    outputs: dict[int, list[tuple[str, tuple[int, int]]]] = {}
-    widest = [1]
+    return _Expansion(qualified).measure()
 
-    def source_of(scope, alias: str):
+
+class _Expansion:
+    """The walk behind expanded_size: scopes innermost first, each output column's (terms, pieces) kept for the
+    columns that name it further out."""
+
+    def __init__(self, qualified: exp.Expression):
+        self.scopes = traverse_scope(qualified)
+        self.by_expr = {id(s.expression): s for s in self.scopes}
+        self.outputs: dict[int, list[tuple[str, tuple[int, int]]]] = {}
+        self.widest = 1
+
+    @staticmethod
+    def _source_of(scope, alias: str):
         while scope is not None:
             if alias in scope.sources:
                 return scope.sources[alias]
             scope = scope.parent
         return None
 
-    def out_weight(scope, name: str | None) -> tuple[int, int]:
+    def _out(self, scope, name: str | None) -> tuple[int, int]:
         """(terms, pieces) of a subquery's output column (its widest one when not named)."""
-        cols = outputs.get(id(scope)) or [("", (1, 1))]
+        cols = self.outputs.get(id(scope)) or [("", (1, 1))]
         if name is not None:
             for n, w in cols:
                 if n == name:
                     return w
         return max(w[0] for _, w in cols), max(w[1] for _, w in cols)
 
-    def weight(node: exp.Expression, scope, top: bool = False) -> tuple[int, int, int]:
+    def weight(self, node: exp.Expression, scope, top: bool = False) -> tuple[int, int, int]:
         """(terms, pieces, built) of an expression in its scope."""
-        inner = by_expr.get(id(node))
+        inner = self.by_expr.get(id(node))
         if inner is not None and not top:
             if inner.is_subquery:  # a scalar, IN or EXISTS subquery is used here as a value: its widest one
-                t, p = out_weight(inner, None)
+                t, p = self._out(inner, None)
                 return t + 1, p, 0
             return 1, 1, 0  # a FROM subquery, a CTE or a set operation's branch: its own scope counts it, and
             # wherever a column names it
         if isinstance(node, exp.Column):
-            src = source_of(scope, node.table)
+            src = self._source_of(scope, node.table)
             if hasattr(src, "expression"):
-                t, p = out_weight(src, node.name)
+                t, p = self._out(src, node.name)
                 return t, p, 0
             return 1, 1, 0
-        parts = [weight(child, scope) for child in node.iter_expressions()]
+        parts = [self.weight(child, scope) for child in node.iter_expressions()]
         terms = 1 + sum(t for t, _, _ in parts)
         built = sum(b for _, _, b in parts)
         if isinstance(node, (exp.DPipe, exp.Concat)):
@@ -264,25 +273,30 @@ def expanded_size(qualified: exp.Expression) -> Growth:
             built += pieces
         else:
             pieces = max((p for _, p, _ in parts), default=1)
-        widest[0] = max(widest[0], pieces)
+        self.widest = max(self.widest, pieces)
         return terms, pieces, built
 
-    terms = built = depth = 0
-    for scope in scopes:  # innermost first
-        t, _, b = weight(scope.expression, scope, top=True)
-        terms, built = terms + t, built + b
+    def _keep_outputs(self, scope) -> None:
         if isinstance(scope.expression, exp.Select):
-            outputs[id(scope)] = [(sel.alias_or_name, weight(sel, scope)[:2]) for sel in scope.expression.selects]
+            self.outputs[id(scope)] = [(sel.alias_or_name, self.weight(sel, scope)[:2])
+                                       for sel in scope.expression.selects]
         elif scope.set_operation_scopes:  # UNION / INTERSECT / EXCEPT: each column as wide as its widest branch
-            branches = [outputs.get(id(u)) or [] for u in scope.set_operation_scopes]
-            outputs[id(scope)] = [(name, (max(b[i][1][0] for b in branches if i < len(b)),
-                                          max(b[i][1][1] for b in branches if i < len(b))))
-                                  for i, (name, _) in enumerate(branches[0])]
-        d, parent = 0, scope.parent
-        while parent is not None:
-            d, parent = d + 1, parent.parent
-        depth = max(depth, d)
-    return Growth(terms, widest[0], built, depth)
+            branches = [self.outputs.get(id(u)) or [] for u in scope.set_operation_scopes]
+            self.outputs[id(scope)] = [(name, (max(b[i][1][0] for b in branches if i < len(b)),
+                                               max(b[i][1][1] for b in branches if i < len(b))))
+                                       for i, (name, _) in enumerate(branches[0])]
+
+    def measure(self) -> Growth:
+        terms = built = depth = 0
+        for scope in self.scopes:  # innermost first
+            t, _, b = self.weight(scope.expression, scope, top=True)
+            terms, built = terms + t, built + b
+            self._keep_outputs(scope)
+            d, parent = 0, scope.parent
+            while parent is not None:
+                d, parent = d + 1, parent.parent
+            depth = max(depth, d)
+        return Growth(terms, self.widest, built, depth)
 
 
 def _check_growth(qualified: exp.Expression) -> None:
