@@ -32,6 +32,7 @@ from typing import Any
 
 from rag.config import Settings
 from rag.errors import RagError
+from rag.filenames import clean_file_name
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,9 @@ def needs_password(data: bytes) -> bool:
 
 
 def enqueue(store, data: bytes, file_name: str, settings: Settings) -> Enqueued:
-    """Queue one PDF (its bytes) for a worker. Never raises for a bad file: the result says why in one line."""
+    """Queue one PDF (its bytes) for a worker. Never raises for a bad file: the result says why in one line. The
+    name is cleaned first: a job row never holds a raw name."""
+    file_name = clean_file_name(file_name)
     limit = settings.ingest.max_file_mb
     if len(data) > limit * 1024 * 1024:
         return Enqueued(file_name, None, "failed", error=f"file is {len(data) / 1e6:.0f} MB, above the {limit:.0f}-MB "

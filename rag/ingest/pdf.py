@@ -20,17 +20,6 @@ pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
 
 
-def upload_name(name: str) -> str:
-    """A display name for an uploaded file that can never act as a path: no folders, no '..', no control
-    characters, at most 120 characters, ending in .pdf."""
-    import re
-
-    base = re.split(r"[\\/]", name or "")[-1]
-    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip().lstrip(".") or "upload"
-    base = re.sub(r"[^\w.\- ()&,+]", "_", base)[:120]
-    return base if base.lower().endswith(".pdf") else base + ".pdf"
-
-
 MAX_RENDER_PIXELS = 4_000_000  # ~2000 x 2000: enough for OCR and a sharp crop, ~12 MB of RGB
 MAX_RENDER_SIDE = 4000
 

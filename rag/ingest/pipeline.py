@@ -16,6 +16,7 @@ import pymupdf
 from rag.config import IngestSettings, Settings
 from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
+from rag.filenames import clean_file_name
 from rag.ingest import chunking, figkind, gridless, layout, metadata
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
@@ -272,7 +273,7 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
     """Ingest one PDF. Never raises for a bad file: the result carries a one-line error and nothing is written."""
     t0 = time.perf_counter()
     path = Path(path)
-    res = IngestResult(file=display_name or path.name)
+    res = IngestResult(file=clean_file_name(display_name or path.name))  # CLI, upload and queue alike
     doc = None
     try:
         doc = open_pdf(path, password, settings.ingest.max_file_mb, settings.ingest.max_pages)
@@ -403,7 +404,7 @@ def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: st
         "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period, "doc_type": meta.doc_type,
         "published_date": meta.published_date, "sha256": sha, "page_count": page_count,
         "ocr_pages": res.ocr_pages, "embedding_model": model_name,
-        "meta": {"label": label, "source_path_name": path.name, "warnings": res.warnings[:20],
+        "meta": {"label": label, "source_path_name": clean_file_name(path.name), "warnings": res.warnings[:20],
                  "year_labels": meta.year_labels or [], "company_aliases": meta.aliases or [],
                  "authors": meta.authors or []},
     }

@@ -15,7 +15,7 @@ from fake_llm import FakeLLM
 
 from rag.assistant import answer
 from rag.config import Settings
-from rag.ingest.pdf import upload_name
+from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.retrieve.pipeline import retrieve
 
@@ -91,9 +91,9 @@ def test_limits_give_a_clear_error_before_heavy_work(clean_store, embedder, pdfs
 
 
 def test_uploaded_file_names_are_never_paths():
-    assert upload_name("../../etc/passwd.pdf") == "passwd.pdf"
-    assert upload_name("..\\\\..\\\\windows\\\\win.ini") == "win.ini.pdf"
-    assert "/" not in upload_name("/abs/path/x.pdf") and "\x00" not in upload_name("a\x00b.pdf")
+    assert clean_file_name("../../etc/passwd.pdf") == "passwd.pdf"
+    assert clean_file_name("..\\\\..\\\\windows\\\\win.ini") == "win.ini.pdf"
+    assert "/" not in clean_file_name("/abs/path/x.pdf") and "\x00" not in clean_file_name("a\x00b.pdf")
 
 
 def test_injected_instructions_change_neither_format_nor_grounding(clean_store, ingest, embedder, tmp_path):
