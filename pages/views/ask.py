@@ -5,14 +5,13 @@ paragraph they support; confidence, feedback, export and follow-ups. A first run
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
 from rag.assistant import answer
-from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown, untrusted
+from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown
 from rag.answer.labels import document_label
+from rag.answer.markup import answer_markdown, neutral
 from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
 from rag.domain import company_key
@@ -84,7 +83,7 @@ def _open_page(e) -> None:
         st.error("The original PDF of this document is not in the library, so its page cannot be shown.")
         return
     png, page, found = got
-    st.markdown(f"**{untrusted(e.document)}**, page {page}")
+    st.markdown(f"**{neutral(e.document)}**, page {page}")
     if not found:
         st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
     st.image(png, width="stretch")
@@ -98,8 +97,8 @@ def _open_tables(e, tables: list[Table]) -> None:
         pages = f"p. {t.page_start}" + (f"–{t.page_end}" if t.page_end != t.page_start else "")
         unit = " ".join(x for x in (t.unit or "", {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(t.scale, ""))
                         if x)
-        st.markdown(f"**{untrusted(t.title or 'Table')}** — {untrusted(e.document)}, {pages}"
-                    + (f" · in {untrusted(unit)}" if unit else ""))
+        st.markdown(f"**{neutral(t.title or 'Table')}** — {neutral(e.document)}, {pages}"
+                    + (f" · in {neutral(unit)}" if unit else ""))
         head, lines = t.grid()
         st.dataframe(table_frame(head, lines), hide_index=True, width="stretch")
 
@@ -107,22 +106,18 @@ def _open_tables(e, tables: list[Table]) -> None:
 _ANCHOR_STYLE = "scroll-margin-top: 5rem"
 
 
-def _linked(text: str, i: int, markers: set[int]) -> str:
-    """[n] markers as links to their citation below the answer."""
-    return re.sub(r"\[(\d{1,2})\](?!\()", lambda m: f"[\\[{m.group(1)}\\]](#src-{i}-{m.group(1)})"
-                  if int(m.group(1)) in markers else m.group(0), text)
-
-
 def _paragraphs(a: Answer, i: int) -> None:
+    """Each paragraph, its [n] markers linked to their citation below the answer (the document's text in it is
+    neutralised: rag/answer/markup.py), then its figures."""
     markers = {e.marker for e in a.evidence}
     for p_i, para in enumerate(a.paragraphs):
-        st.markdown(_linked(untrusted(para), i, markers))
+        st.markdown(answer_markdown(a, para, lambda n: f"#src-{i}-{n}" if n in markers else None))
         for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
             png = _figure_png(f.figure_id)
             if png:
-                label = f"{f.caption or 'Figure'} — {f.document}, p. {f.page}"
+                label = neutral(f"{f.caption or 'Figure'} — {f.document}, p. {f.page}")  # a caption is Markdown
                 st.image(png, caption=label, width=520)
-                st.caption(f"Why shown: {f.why_shown}")
+                st.caption("Why shown: " + neutral(f.why_shown))
                 if st.button("Enlarge", key=f"enlarge-{i}-{p_i}-{f.figure_id}", icon=":material/zoom_in:"):
                     _enlarge(png, label)
 
@@ -135,8 +130,8 @@ def _citations(a: Answer, i: int) -> None:
         # our own id, the [n] link's target; the margin keeps the citation clear of the app's header when jumped to
         st.markdown(f'<div id="src-{i}-{e.marker}" style="{_ANCHOR_STYLE}"></div>', unsafe_allow_html=True)
         with st.container(border=True):
-            st.markdown(f"**[{e.marker}]** {untrusted(e.source)}" + ("" if e.verified else " — *quote not verified*"))
-            st.markdown("> " + untrusted(" ".join(e.quote.split())))
+            st.markdown(f"**[{e.marker}]** {neutral(e.source)}" + ("" if e.verified else " — *quote not verified*"))
+            st.markdown("> " + neutral(" ".join(e.quote.split())))
             png = _crop(e.document_id, tuple(e.pages), e.quote)
             if png:
                 st.image(png, width=560)
@@ -174,16 +169,16 @@ def render_answer(a: Answer, i: int) -> None:
     """One answer: paragraphs with linked markers, each followed by its figures; then sources and actions. A refusal
     is said once (its text names the nearest pages when they are about the question)."""
     if a.insufficient:
-        st.warning(untrusted(a.answer))
+        st.warning(answer_markdown(a))
     else:
         _paragraphs(a, i)
         c1, c2 = st.columns([1, 5])
         with c1:
             confidence_badge(a.confidence)
         with c2:
-            st.caption("; ".join(a.reasons))
+            st.caption(neutral("; ".join(a.reasons)))  # a reason can name a document or quote it
         if a.message and a.message not in a.answer:
-            st.caption(untrusted(a.message))
+            st.caption(neutral(a.message))
     _citations(a, i)
     if a.unsupported:
         with st.expander(f"{len(a.unsupported)} statement(s) not supported by the evidence"):
@@ -229,7 +224,7 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             current = st.session_state.get("conversation_id")
             for c in past:
                 label = (c.title if len(c.title) <= 48 else c.title[:45] + "…") + f" · {c.turns}"
-                st.button(label, key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
+                st.button(neutral(label), key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
                           type="primary" if c.conversation_id == current else "tertiary", width="stretch")
         if chat:
             title = st.session_state.get("conversation_title") or chat[0]["question"]
@@ -272,24 +267,24 @@ def _first_run() -> None:
 
         def progress(name: str, stage: str, done: int, total: int) -> None:
             if total:
-                bar.progress(min(1.0, done / total), text=f"{name} — {stage}: {done} / {total}")
+                bar.progress(min(1.0, done / total), text=f"{neutral(name)} — {stage}: {done} / {total}")
 
         results = load_samples(get_store(), get_embedder(), settings(), progress)
         failed = [r for r in results if not r.ok and not r.already_ingested]
         for r in failed:
-            st.error(f"{r.file}: {r.error}")
+            st.error(neutral(f"{r.file}: {r.error}"))
         if not failed:
             st.rerun()
 
 
 def _welcome(docs: list[DocumentMeta]) -> None:
-    st.markdown(library_summary(docs))
+    st.markdown(neutral(library_summary(docs)))  # companies' names, as the documents give them
     examples = example_questions(docs)
     if examples:
         st.caption("Try one of these:")
         cols = st.columns(2)
         for k, q in enumerate(examples):
-            if cols[k % 2].button(q, key=f"ex-{k}", width="stretch"):
+            if cols[k % 2].button(neutral(q), key=f"ex-{k}", width="stretch"):
                 st.session_state["pending_question"] = q
                 st.rerun()
 
@@ -305,7 +300,7 @@ def _ask(question: str, chat: list[dict], docs: list[DocumentMeta], filters: Sea
 
         def on_token(t: str) -> None:
             buf.append(t)
-            streamed.caption("".join(buf)[-400:])
+            streamed.caption(neutral("".join(buf)[-400:]))
 
         with st.spinner("Searching the documents…"):
             a = answer(get_store(), get_embedder(), question, s, filters=filters, history=history,
@@ -327,7 +322,7 @@ def page() -> None:
     _conversations_sidebar(chat)
     st.title("Ask")
     if chat:
-        st.caption(untrusted(st.session_state.get("conversation_title") or chat[0]["question"]))
+        st.caption(neutral(st.session_state.get("conversation_title") or chat[0]["question"]))
     docs = documents()
     if not docs:
         _first_run()
@@ -343,7 +338,7 @@ def page() -> None:
     if chat and chat[-1].get("follow_ups"):
         cols = st.columns(len(chat[-1]["follow_ups"]))
         for c, q in zip(cols, chat[-1]["follow_ups"], strict=True):
-            if c.button(q, key=f"fu-{len(chat)}-{q}"):
+            if c.button(neutral(q), key=f"fu-{len(chat)}-{q}"):
                 st.session_state["pending_question"] = q
                 st.rerun()
     question = st.chat_input("Ask about the documents…") or st.session_state.pop("pending_question", None)

@@ -8,8 +8,8 @@ import streamlit as st
 
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
 from rag.assistant import answer
-from rag.answer.export import untrusted
 from rag.answer.labels import duration_label, source_label
+from rag.answer.markup import answer_markdown, neutral
 from rag.retrieve.stages import Candidates, Threshold
 
 NO_LLM = ("Needs a language model: without retrieval there is nothing to quote, so only an LLM can answer. "
@@ -38,14 +38,14 @@ def _run(question: str, knobs: dict) -> dict:
             text = chat(s.llm, [{"role": "user", "content": question}])
         except LLMError as exc:
             text = f"LLM error: {exc}"
-        return {"answer": text, "found": 0, "filtered": 0, "used": 0, "ms": (time.perf_counter() - t0) * 1000,
-                "chunks": [], "sources": [], "confidence": "no evidence"}
+        return {"answer": text, "shown": neutral(text), "found": 0, "filtered": 0, "used": 0,
+                "ms": (time.perf_counter() - t0) * 1000, "chunks": [], "sources": [], "confidence": "no evidence"}
     s.retrieval = s.retrieval.model_copy(update={k: v for k, v in knobs.items() if k != "no_retrieval"})
     a = answer(get_store(), get_embedder(), question, s, use_llm=bool(s.llm.base_url))
     r = a.retrieval
     found = r.trace.of(Candidates) if r is not None else None
     kept = r.trace.of(Threshold) if r is not None else None
-    return {"answer": a.answer, "confidence": a.confidence,
+    return {"answer": a.answer, "shown": answer_markdown(a), "confidence": a.confidence,
             "found": (found.n_out if found else 0) or 0, "filtered": (kept.n_out if kept else 0) or 0,
             "used": len(r.chunks) if r is not None else 0, "ms": (time.perf_counter() - t0) * 1000,
             "sources": [{"marker": e.marker, "source": e.source, "quote": e.quote, "verified": e.verified}
@@ -61,14 +61,14 @@ def _side(res: dict) -> None:
     bottom[0].metric("Used", res["used"])
     bottom[1].metric("Time", duration_label(res["ms"]))
     st.caption(f"Confidence: {res['confidence'].replace('_', ' ')}")
-    st.markdown(untrusted(res["answer"]))
+    st.markdown(res["shown"])  # the answer as Markdown, the document's text in it neutralised
     if res["sources"]:
         st.markdown("**Sources**")
         for e in res["sources"]:
-            st.markdown(f"**[{e['marker']}]** {untrusted(e['source'])}" + ("" if e["verified"] else " *(quote not "
+            st.markdown(f"**[{e['marker']}]** {neutral(e['source'])}" + ("" if e["verified"] else " *(quote not "
                                                                                                "verified)*"))
             if e["quote"]:
-                st.caption(untrusted(e["quote"][:300]))
+                st.caption(neutral(e["quote"][:300]))
     if res["chunks"]:
         with st.expander(f"The {len(res['chunks'])} passages used"):
             st.dataframe(res["chunks"], hide_index=True, use_container_width=True)

@@ -13,6 +13,7 @@ import streamlit as st
 from pages import documents, get_store, settings, sidebar
 from rag.answer import explain
 from rag.answer.labels import document_label, source_label
+from rag.answer.markup import chart_text, neutral
 from rag.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,8 +24,9 @@ def _corpus(docs: list[DocumentMeta]) -> None:
     rows = [{"document": document_label(d), "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "file": d.file_name} for d in docs]
     st.dataframe(rows, hide_index=True, use_container_width=True)
-    long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows for k in ("chunks", "figures",
-                                                                                          "OCR pages")]
+    # Plotly reads <a href>, <b> and <br> in its labels: a document's name is escaped for it
+    long = [{"document": chart_text(r["document"]), "count": r[k], "kind": k} for r in rows
+            for k in ("chunks", "figures", "OCR pages")]
     fig = px.bar(long, x="document", y="count", color="kind", barmode="group", height=360,
                  title="Chunks, figures and OCR pages per document")
     fig.update_layout(xaxis_tickangle=-35, margin=dict(l=10, r=10, t=40, b=10))
@@ -32,7 +34,7 @@ def _corpus(docs: list[DocumentMeta]) -> None:
 
 
 def _question(r, docs: list[DocumentMeta]) -> None:
-    st.subheader(f"Last question: {r.question}")
+    st.subheader("Last question: " + neutral(r.question))  # an example question names the documents
     c1, c2 = st.columns([2, 3])
     with c1:
         st.markdown("**Read as**")
@@ -57,7 +59,7 @@ def _question(r, docs: list[DocumentMeta]) -> None:
            for c in r.candidates[:10]]
     st.dataframe(top, hide_index=True, use_container_width=True)
     if r.refused:
-        st.warning(f"Refused: {r.message}")
+        st.warning("Refused: " + neutral(r.message))
 
 
 def _diversity(r) -> None:
@@ -87,7 +89,7 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     share = [x for x in store.result_share(100) if x["results"] or x["corpus_share"] > 0]
     if share and any(x["results"] for x in share):
         label = {d.document_id: document_label(d) for d in docs}
-        names = [label.get(x["document_id"], x["file_name"]) for x in share]
+        names = [chart_text(label.get(x["document_id"], x["file_name"])) for x in share]
         fig = go.Figure([go.Bar(name="share of results", x=names, y=[x["result_share"] for x in share]),
                          go.Bar(name="share of corpus (chunks)", x=names, y=[x["corpus_share"] for x in share])])
         fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_tickangle=-35,

@@ -8,8 +8,8 @@ import streamlit as st
 from pages import get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import explain
 from rag.assistant import answer
-from rag.answer.export import untrusted
 from rag.answer.labels import source_label
+from rag.answer.markup import answer_markdown, neutral
 from rag.answer.suggest import example_questions
 from rag.retrieve.stages import Candidates, ScopeAndFilters
 from rag.retrieve.trace import StageTrace
@@ -25,10 +25,10 @@ def _understanding(a, r, docs) -> None:
     i = r.intent
     st.markdown("The question is read for **who, when, what kind of document and what part of it**.")
     c = st.columns(4)
-    c[0].metric("Companies", ", ".join(i.company_names or i.companies) or "—")
+    c[0].metric("Companies", neutral(", ".join(i.company_names or i.companies) or "—"))  # a metric is Markdown
     c[1].metric("Years", ", ".join(map(str, i.years)) or "—")
     c[2].metric("Document types", ", ".join(i.doc_types) or "—")
-    c[3].metric("Statement / section", (i.statement_words[:1] or i.target_sections[:1] or ["—"])[0])
+    c[3].metric("Statement / section", neutral((i.statement_words[:1] or i.target_sections[:1] or ["—"])[0]))
 
 
 def _candidates(a, r, docs) -> None:
@@ -77,17 +77,17 @@ def _diversity(a, r, docs) -> None:
 def _evidence(a, r, docs) -> None:
     st.markdown("The sentences and table rows that answer the question are picked from those passages.")
     for e in a.evidence:
-        st.markdown(f"**[{e.marker}]** " + untrusted(e.quote))
+        st.markdown(f"**[{e.marker}]** " + neutral(e.quote))
     if not a.evidence:
         st.info("Nothing in the passages answers it: the answer will say so.")
 
 
 def _answer(a, r, docs) -> None:
-    (st.warning if a.insufficient else st.markdown)(untrusted(a.answer))
+    (st.warning if a.insufficient else st.markdown)(answer_markdown(a))
     for f in a.figures[:1]:
         png = get_store().figure_image(f.figure_id)
         if png:
-            st.image(png, caption=f.caption or "Figure", width=480)
+            st.image(png, caption=neutral(f.caption or "Figure"), width=480)
 
 
 def _citations(a, r, docs) -> None:
@@ -97,7 +97,7 @@ def _citations(a, r, docs) -> None:
     c[1].metric("Numbers verified", f"{a.numbers_verified} / {a.numbers_total}")
     c[2].metric("Confidence", a.confidence.replace("_", " "))
     for e in a.evidence:
-        st.caption(f"[{e.marker}] {e.source}")
+        st.caption(f"[{e.marker}] {neutral(e.source)}")
 
 
 STEP_VIEWS = [_understanding, _candidates, _filters, _rerank, _diversity, _evidence, _answer, _citations]
@@ -119,7 +119,7 @@ def page() -> None:
     q, a = st.session_state["demo"]
     r = a.retrieval
     if r is None:
-        st.warning(untrusted(a.answer))
+        st.warning(answer_markdown(a))
         return
     step = st.session_state.get("demo_step", 0)
     st.progress((step + 1) / len(STEPS), text=f"Step {step + 1} of {len(STEPS)}: {STEPS[step]}")

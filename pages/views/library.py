@@ -9,9 +9,9 @@ import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag import jobs
-from rag.answer.export import untrusted
 from rag.answer.labels import document_label
-from rag.ingest.pdf import upload_name
+from rag.answer.markup import neutral
+from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.records import DocumentMeta
 
@@ -23,7 +23,7 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
     """One file: a status box with its progress (pages read, then chunks embedded), then its result in one line.
     The result is kept (ingest_results) and drawn once, by _results."""
     store, emb, s = get_store(), get_embedder(), settings()
-    with st.status(f"{name}", expanded=True) as status:
+    with st.status(neutral(name), expanded=True) as status:  # a status label is Markdown
         bar = st.progress(0.0, text="reading pages…")
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -31,17 +31,18 @@ def _ingest(name: str, data: bytes, password: str | None) -> None:
                 bar.progress(min(1.0, done / total), text=f"{stage}: {done} / {total}")
 
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / upload_name(name)  # the uploaded name is never a path
+            path = Path(tmp) / clean_file_name(name)  # the uploaded name is never a path
             path.write_bytes(data)
             res = ingest_file(path, store, emb, s, password=password, progress=progress)
         st.session_state.setdefault("ingest_results", {})[name] = res.to_dict()
-        status.update(label=name, state="complete" if res.ok or res.already_ingested else "error", expanded=False)
+        status.update(label=neutral(name), state="complete" if res.ok or res.already_ingested else "error",
+                      expanded=False)
 
 
 def _queue(name: str, data: bytes) -> None:
     """One file into the queue: a worker reads it, and the jobs table below follows it. A password-protected file
     is not queued: it asks for its password and is read here (the password is never stored)."""
-    out = jobs.enqueue(get_store(), data, upload_name(name), settings())
+    out = jobs.enqueue(get_store(), data, name, settings())  # enqueue cleans the name
     r = {"queued": out.job_id, "status": out.status, "duplicate": out.duplicate, "document_id": out.document_id}
     if out.error:
         r = {"error": "the PDF is encrypted: enter its password" if "password" in out.error else out.error}
@@ -49,6 +50,8 @@ def _queue(name: str, data: bytes) -> None:
 
 
 def _result_line(name: str, r: dict) -> tuple[str, str]:
+    """The alert's kind and its Markdown line (the file name and an error quoting the file are neutralised)."""
+    name = neutral(name)
     if r.get("duplicate") == "document":
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
     if r.get("duplicate") == "job":
@@ -60,7 +63,7 @@ def _result_line(name: str, r: dict) -> tuple[str, str]:
     if r.get("already_ingested"):
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
     if r.get("error"):
-        return "error", f"{name}: {r['error']}"
+        return "error", f"{name}: {neutral(r['error'])}"
     return "success", (f"{name}: {r.get('pages')} pages, {r.get('chunks')} chunks, {r.get('figures')} figures, "
                        f"{r.get('ocr_pages')} OCR pages, {r.get('seconds', 0):.1f} s")
 
@@ -80,8 +83,9 @@ def _password_forms(locked: set[str], files) -> None:
     for name in sorted(locked):
         with st.form(f"pw-{name}"):
             wrong = "wrong" in results[name]["error"].lower()
-            st.warning(f"{name} is protected by a password" + (": the password you entered is wrong. Try again."
-                                                               if wrong else ". Enter it to add the document."))
+            st.warning(f"{neutral(name)} is protected by a password"
+                       + (": the password you entered is wrong. Try again." if wrong else
+                          ". Enter it to add the document."))
             pw = st.text_input("Password", type="password", key=f"pwd-{name}")
             if st.form_submit_button("Open with this password"):
                 data = next((f.getvalue() for f in files or [] if f.name == name), None)
@@ -156,7 +160,7 @@ def _table(docs: list[DocumentMeta]) -> None:
                                                                     step=1, format="%d")})
     changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
     if changed and st.button(f"Save {len(changed)} correction(s)"):
-        refused = [untrusted(new["document"]) for new, old in changed if not get_store().update_document_metadata(
+        refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
             new["id"], company=new["company"] if new["company"] != old["company"] else None,
             fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
             fiscal_period=new["period"] if new["period"] != old["period"] else None,
@@ -191,8 +195,8 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
         gone = st.multiselect("Documents to delete", list(labels), format_func=labels.get, key="delete_pick")
         if gone:
             with st.popover(f"Delete {len(gone)} document(s)…"):
-                st.write("Delete " + ", ".join(labels[i] for i in gone) + "? Their passages, figures and facts go "
-                         "too. This cannot be undone.")
+                st.write("Delete " + ", ".join(neutral(labels[i]) for i in gone) + "? Their passages, figures and "
+                         "facts go too. This cannot be undone.")
                 if st.button("Delete", type="primary", key="delete_confirm"):
                     for i in gone:
                         get_store().delete_document(i)

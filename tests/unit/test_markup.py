@@ -1,0 +1,43 @@
+"""Document text for a Markdown page (rag/answer/markup.py): shown as written, never as markup."""
+
+import re
+
+from rag.answer.markup import SUPPORTING, answer_markdown, chart_text, neutral
+from rag.answer.model import Answer, Evidence
+
+BOMB = ("![x](http://evil.example/t.png) [click](http://evil.example) <img src=http://evil.example/x.png> "
+        "<a href=http://evil.example/a>here</a> http://evil.example/bare www.evil.example x@evil.example "
+        ":red[alert] :material/warning: :smile: $x^2$ **bold** _it_ `code` ~~gone~~ &#58;smile&#58;")
+
+
+def _live(md: str) -> list[str]:
+    """The markup in md that a Markdown renderer (Streamlit's) would act on; a backslash escapes the next mark."""
+    plain = ("![", "](http", "<img", "<a ", "http://", "www.evil", "@evil", ":red[", ":material/", ":smile:")
+    marks = (r"\$x", r"\*\*bold", r"_it_", r"`code", r"~~", r"&#58;")
+    return [s for s in plain if s in md] + [m for m in marks if re.search(r"(?<!\\)" + m, md)]
+
+
+def test_neutral_leaves_no_markup_live():
+    assert _live(neutral(BOMB)) == []
+    assert neutral("# Title\n- item\n1. first\n    code\n===") == "\\# Title\n\\- item\n1\\. first\ncode\n\\==="
+    assert neutral("Acme 10-K FY2022, p. 3 (1,577)") == "Acme 10-K FY2022, p. 3 (1,577)"  # plain text unchanged
+    assert neutral(None) == ""
+
+
+def test_answer_markdown_keeps_only_our_own_shapes():
+    ev = Evidence(marker=1, document="Acme 10-K FY2022", file_name="a.pdf", document_id=1, pages=[3], chunk_id=7,
+                  quote="q", source="Acme 10-K FY2022, p. 3")
+    text = (f"**Acme 10-K FY2022**: Net sales were 5 {BOMB} [1].\n\n**{SUPPORTING}**\n- **bold** quote [1] [2]")
+    a = Answer(question="q", answer=text, confidence="high", evidence=[ev])
+    md = answer_markdown(a, link=lambda n: f"#src-0-{n}" if n == 1 else None)
+    assert _live(md.replace("**Acme 10-K FY2022**", "").replace(f"**{SUPPORTING}**", "")) == []
+    assert md.startswith("**Acme 10-K FY2022**: Net sales were 5 ")  # the lead-in we write stays bold
+    assert f"\n\n**{SUPPORTING}**\n- \\*\\*bold\\*\\* quote [\\[1\\]](#src-0-1) \\[2\\]" in md  # a bullet; [2] no link
+    table = Answer(question="q", answer="2 row(s) [r1–r2]:\n\n| # | name |\n|---|---|\n| r1 | <b>x</b> |",
+                   confidence="high", mode="sql", rows=[{"name": "<b>x</b>"}, {"name": "y"}])
+    assert answer_markdown(table).endswith("|---|---|\n| r1 | &lt;b&gt;x&lt;/b&gt; |")
+
+
+def test_chart_text_escapes_plotly_tags():
+    assert chart_text('<a href="http://evil.example">Acme</a> & Co') == \
+        '&lt;a href="http://evil.example"&gt;Acme&lt;/a&gt; &amp; Co'
