@@ -9,16 +9,21 @@ per bad field, and an OpenAPI page at /docs for free), and it runs on uvicorn, w
 
 Every /api route needs the key from RAG_API_KEY, sent as `Authorization: Bearer KEY` or `X-API-Key: KEY`. The store,
 the workspace and the model come from the same settings as the app (env, RAG_*). A bad request gets a 4xx with
-{"error": one line}; no traceback leaves the server and the key is never logged."""
+{"error": one line}; no traceback leaves the server, the key is never logged, and no reply or log line carries a
+secret of a URL (rag.errors.redact). `serve` times out slow clients: a request's headers and its body each have a
+deadline (settings.api), which uvicorn alone does not give."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import json
 import logging
 import threading
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
+import h11
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -33,9 +38,10 @@ from pydantic import (
     field_validator,
 )
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from rag.config import Settings, settings_from_env
-from rag.errors import RagError
+from rag.config import ApiSettings, Settings, settings_from_env
+from rag.errors import RagError, redact, redact_json, redact_logs
 
 log = logging.getLogger("rag.api")
 MISSING_KEY = "RAG_API_KEY is not set: the API needs a key (export RAG_API_KEY=... and send it as a Bearer token)"
@@ -122,7 +128,7 @@ class Service:
         with self.lock:
             a = answer(self.store, self.embedder, req.question, self.settings, filters=req.filters.to_search(),
                        use_llm=False if req.offline else None)
-        return a.to_json(with_trace=req.trace)
+        return _redacted(a.to_json(with_trace=req.trace))
 
     def search(self, req: SearchRequest) -> dict[str, Any]:
         from rag.retrieve.pipeline import retrieve
@@ -130,11 +136,19 @@ class Service:
 
         with self.lock:
             if req.raw:
-                return hybrid_search(self.store, self.embedder, req.question, k=req.k or 5,
-                                     filters=req.filters.to_search(), cfg=self.settings.retrieval.raw).to_json()
+                raw = hybrid_search(self.store, self.embedder, req.question, k=req.k or 5,
+                                    filters=req.filters.to_search(), cfg=self.settings.retrieval.raw)
+                return _redacted(raw.to_json())
             cfg = self.settings.retrieval.model_copy(update={"k": req.k} if req.k else {})
-            return retrieve(self.store, self.embedder, req.question, cfg,
-                            filters=req.filters.to_search()).to_json(with_trace=req.trace)
+            return _redacted(retrieve(self.store, self.embedder, req.question, cfg,
+                                      filters=req.filters.to_search()).to_json(with_trace=req.trace))
+
+
+def _redacted(reply: dict[str, Any]) -> dict[str, Any]:
+    """The last pass over a reply: its messages (reasons, notes, the trace) carry no secret of a URL or a key. The
+    documents' own text (answer, quotes, results) is left as written."""
+    return {k: redact_json(v) if k in ("reasons", "message", "unsupported", "steps", "trace") else v
+            for k, v in reply.items()}
 
 
 def key_ok(headers: dict[str, str], key: str) -> bool:
@@ -256,34 +270,89 @@ def _routes(app: FastAPI, authorised) -> None:
 def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": _one_line(exc)}, status_code=422)
+        return JSONResponse({"error": redact(_one_line(exc))}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         msg = exc.detail if exc.status_code != 404 else "no such route: POST /api/answer, POST /api/search, " \
                                                         "GET /api/documents, GET /api/health"
-        return JSONResponse({"error": msg}, status_code=exc.status_code)
+        return JSONResponse({"error": redact(str(msg))}, status_code=exc.status_code)
 
     @app.exception_handler(RagError)
     async def rag_error(_request: Request, exc: RagError) -> JSONResponse:
-        return JSONResponse({"error": " ".join(str(exc).split())}, status_code=400)
+        return JSONResponse({"error": " ".join(redact(str(exc)).split())}, status_code=400)
 
 
-def redact(text: str) -> str:
-    """A message fit for a log: no password of a connection URL, no key of ours."""
-    import os
-    import re
+class SlowClientTimeouts(H11Protocol):
+    """uvicorn's h11 protocol with the deadlines uvicorn lacks (it times out only an idle keep-alive connection): a
+    request's headers must be complete within `header_s` of the connection (or of the previous response), its body
+    within `body_s` of its headers; a client that sends a byte now and then does not move them. Past either, the
+    client gets a 408 (unless its response has begun) and the connection is closed. No deadline runs while a request
+    is answered: that is the app's time, not the client's."""
 
-    text = re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", text)
-    for name in ("RAG_API_KEY", "SUPABASE_KEY", "OPENAI_API_KEY"):
-        secret = os.environ.get(name)
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
+    header_s: float = 10.0
+    body_s: float = 30.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._owed: str | None = None  # what the client owes now: "headers", "body" or nothing
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._follow()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._follow()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._arm(None)
+        super().connection_lost(exc)
+
+    def _follow(self) -> None:
+        """The client's state in h11 says what it owes: IDLE a request's headers, SEND_BODY its body; a deadline is
+        armed when that changes, never pushed back by more bytes of the same part."""
+        state = self.conn.their_state
+        owed = "headers" if state is h11.IDLE else "body" if state is h11.SEND_BODY else None
+        if owed != self._owed:
+            self._arm(owed)
+
+    def _arm(self, owed: str | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._owed, self._deadline = owed, None
+        if owed is not None and not self.transport.is_closing():
+            self._deadline = self.loop.call_later(self.header_s if owed == "headers" else self.body_s, self._expired)
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        seconds = self.header_s if self._owed == "headers" else self.body_s
+        log.info("closed a connection from %s: the request's %s took over %g s", self.client, self._owed, seconds)
+        if self.cycle is None or not self.cycle.response_started or self.cycle.response_complete:
+            body = json.dumps({"error": f"the request's {self._owed} did not arrive within {seconds:g} s"}).encode()
+            self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                                 b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body))
+        self.transport.close()
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """uvicorn with the limits of settings.api: header and body deadlines (SlowClientTimeouts), the keep-alive
+    timeout, and a cap on connections (503 beyond it). Its log lines go to the root handlers, redacted."""
     import uvicorn
 
     app = create_app(settings)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    cfg: ApiSettings = settings.api
+    protocol = type("SlowClientTimeouts", (SlowClientTimeouts,), {"header_s": cfg.header_timeout_s,
+                                                                   "body_s": cfg.body_timeout_s})
+    if not logging.getLogger().handlers:  # called outside the CLI: one plain handler, so uvicorn's warnings are seen
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    redact_logs()
+    uvicorn.run(app, host=host, port=port, log_level="warning", log_config=None, http=protocol, ws="none",
+                timeout_keep_alive=cfg.keep_alive_s, limit_concurrency=cfg.max_connections)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import sys
 import time
 from pathlib import Path
 
 from rag.config import Settings, settings_from_env
-from rag.errors import RagError
+from rag.errors import RagError, redact, redact_logs
+from rag.filenames import clean_file_name, printable
 
 
 def _settings(args) -> Settings:
@@ -72,7 +72,8 @@ def cmd_ingest(args) -> int:
     failures = 0
     results = []
     for path in files:
-        bar = tqdm(total=1, desc=path.name[:40], unit="page", leave=False, disable=args.json or not sys.stderr.isatty())
+        bar = tqdm(total=1, desc=clean_file_name(path.name)[:40], unit="page", leave=False,
+                   disable=args.json or not sys.stderr.isatty())
 
         def progress(stage: str, done: int, total: int, bar=bar) -> None:
             if stage == "pages":
@@ -85,7 +86,7 @@ def cmd_ingest(args) -> int:
         if not path.exists():
             from rag.ingest.pipeline import IngestResult
 
-            res = IngestResult(file=path.name, error=f"no such file: {path}")
+            res = IngestResult(file=clean_file_name(path.name), error=f"no such file: {path}")
         else:
             res = ingest_file(path, store, embedder, settings, password=args.password, progress=progress)
         bar.close()
@@ -100,9 +101,9 @@ def cmd_ingest(args) -> int:
             line = (f"ok    {res.file}: {res.pages} pages, {res.chunks} chunks, {res.figures} figures, "
                     f"{res.ocr_pages} OCR pages, {res.seconds:.1f} s")
         if args.json:
-            print(json.dumps(res.to_dict()), flush=True)
+            print(json.dumps(res.to_dict()), flush=True)  # JSON escapes control characters itself
         else:
-            print(line, flush=True)
+            print(printable(line), flush=True)  # an error can quote the path as given
     if not args.json and len(files) > 1:
         ok = sum(1 for r in results if r.ok)
         print(f"{ok} of {len(files)} file(s) ingested or already present, {failures} failed")
@@ -133,17 +134,18 @@ def cmd_enqueue(args, settings, store, files) -> int:
         try:
             out = jobs.enqueue(store, path.read_bytes(), path.name, settings)
         except OSError as exc:
-            out = jobs.Enqueued(path.name, None, "failed", error=f"cannot read the file: {exc.strerror or exc}")
+            out = jobs.Enqueued(clean_file_name(path.name), None, "failed",
+                                error=f"cannot read the file: {exc.strerror or exc}")
         if args.json:
             print(json.dumps(out.__dict__))
         elif out.error:
-            print(f"ERROR {out.file}: {out.error}")
+            print(printable(f"ERROR {out.file}: {out.error}"))
         elif out.duplicate == "document":
-            print(f"skip  {out.file}: already ingested (document {out.document_id})")
+            print(printable(f"skip  {out.file}: already ingested (document {out.document_id})"))
         elif out.duplicate == "job":
-            print(f"skip  {out.file}: queued already (job {out.job_id}, {out.status})")
+            print(printable(f"skip  {out.file}: queued already (job {out.job_id}, {out.status})"))
         else:
-            print(f"queued {out.file}: job {out.job_id}")
+            print(printable(f"queued {out.file}: job {out.job_id}"))
         failures += bool(out.error)
     if not args.json and not jobs.workers_alive(store):
         print("no worker is running: start one with `python -m rag worker`", file=sys.stderr)
@@ -194,10 +196,12 @@ def cmd_search(args) -> int:
             print(f"   {out['message']}")
         for i, r in enumerate(out["results"], 1):
             snippet = " ".join(r["text"].split())[:160]
-            print(f"{i}. {r['document']} p.{r['page']} [{r['section']}] {r['heading'][:60]}  score={r['score']:.4f}")
-            print(f"   {snippet}")
+            print(printable(f"{i}. {r['document']} p.{r['page']} [{r['section']}] {r['heading'][:60]}  "
+                            f"score={r['score']:.4f}"))
+            print(f"   {printable(snippet)}")
         for f in out["figures"]:
-            print(f"   figure {f['figure_id']}: {f['document']} p.{f['page']} {f['caption'][:60]} ({f['score']:.2f})")
+            print(printable(f"   figure {f['figure_id']}: {f['document']} p.{f['page']} {f['caption'][:60]} "
+                            f"({f['score']:.2f})"))
     return 0
 
 
@@ -218,7 +222,7 @@ def cmd_eval(args) -> int:
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(rep, indent=1, default=str))
-            print(f"wrote {args.json}")
+            print(f"wrote {printable(args.json)}")
         return 0
     rep = run_eval(store, embedder, Path(args.questions), k=args.k, baseline=args.baseline,
                    cfg=settings.retrieval,
@@ -228,7 +232,7 @@ def cmd_eval(args) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rep, indent=1, default=str))
-        print(f"wrote {args.json}")
+        print(f"wrote {printable(args.json)}")
     return 0
 
 
@@ -267,17 +271,17 @@ def cmd_ask(args) -> int:
             print(json.dumps(a.to_json(with_trace=args.trace), ensure_ascii=False), flush=True)
             continue
         print(f"# {q}\n\n{a.answer}\n")
-        print(f"confidence: {a.confidence} ({'; '.join(a.reasons)})")
+        print(f"confidence: {a.confidence} ({redact('; '.join(a.reasons))})")
         for e in a.evidence:
-            print(f"[{e.marker}] {e.source}{'' if e.verified else '  (quote not verified)'}")
+            print(printable(f"[{e.marker}] {e.source}{'' if e.verified else '  (quote not verified)'}"))
         for f in a.figures:
-            print(f"figure {f.figure_id}: {f.document} p.{f.page} {f.caption or ''} "
-                  f"(after paragraph {f.after_paragraph + 1})")
+            print(printable(f"figure {f.figure_id}: {f.document} p.{f.page} {f.caption or ''} "
+                            f"(after paragraph {f.after_paragraph + 1})"))
         for u in a.unsupported:
-            print(f"{u.get('action', 'flagged')}: {u.get('sentence', '')[:80]} — {u['reason']}")
+            print(f"{u.get('action', 'flagged')}: {u.get('sentence', '')[:80]} — {redact(u['reason'])}")
     if args.markdown:
         Path(args.markdown).write_text("\n\n---\n\n".join(md_parts))
-        print(f"wrote {args.markdown}", file=sys.stderr)
+        print(f"wrote {printable(args.markdown)}", file=sys.stderr)
     return 0
 
 
@@ -303,9 +307,10 @@ def cmd_docs(args) -> int:
         return 0
     print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} "
           f"{'ocr':>4}")
+    show = printable  # a name stored before names were cleaned, a company read from the PDF: one line each
     for d in docs:
-        period = f"{d.fiscal_period or ''}{d.fiscal_year or ''}"
-        print(f"{d.document_id:>4}  {d.file_name[:40]:40} {(d.company or '')[:22]:22} {d.doc_type[:22]:22} "
+        period = show(f"{d.fiscal_period or ''}{d.fiscal_year or ''}")
+        print(f"{d.document_id:>4}  {show(d.file_name)[:40]:40} {show(d.company)[:22]:22} {show(d.doc_type)[:22]:22} "
               f"{period:>6} {d.page_count:>5} {d.chunks:>6} {d.figures:>5} {d.ocr_pages:>4}")
     return 0
 
@@ -329,7 +334,7 @@ def cmd_doctor(args) -> int:
     embedder = _embedder(settings)
     checks = store.doctor(embedder.model_name, embedder.dim)
     for c in checks:
-        print(f"{'ok  ' if c['ok'] else 'FAIL'} {c['check_name']}: {c['detail']}")
+        print(f"{'ok  ' if c['ok'] else 'FAIL'} {c['check_name']}: {printable(c['detail'])}")
     return 0 if all(c["ok"] for c in checks) else 1
 
 
@@ -344,11 +349,6 @@ def cmd_reindex(args) -> int:
     return 0
 
 
-def _printable(text: str | None) -> str:
-    """Document text for the terminal: no control characters."""
-    return re.sub(r"[\x00-\x1f\x7f]", "?", text or "")
-
-
 def cmd_redetect(args) -> int:
     from rag.ingest.redetect import redetect_issuers
 
@@ -356,7 +356,7 @@ def cmd_redetect(args) -> int:
     store = _store(args, settings)
     changes = redetect_issuers(store, apply=not args.dry_run)
     for did, name, old, new in changes:
-        show = _printable
+        show = printable
         print(f"{did:>5}  {show(name)[:44]:44}  {show(old or '—')[:30]:30} -> {show(new)}")
     print(f"{'would change' if args.dry_run else 'changed'} the issuer of {len(changes)} document(s)")
     return 0
@@ -373,7 +373,7 @@ def cmd_tables(args) -> int:
     if not tables:
         print("no tables")
         return 0
-    show = _printable
+    show = printable
     for t in tables:
         pages = f"p.{t.page_start}" + (f"–{t.page_end}" if t.page_end != t.page_start else "")
         unit = f"{t.unit or ''} ×{t.scale:g}".strip()
@@ -405,9 +405,10 @@ def cmd_facts(args) -> int:
         print("no facts")
         return 0
     names = {d.document_id: d.file_name for d in store.list_documents()}
+    show = printable
     for f in facts:
-        print(f"{names.get(f.document_id, f.document_id)[:28]:28} p.{f.page:<4} {f.label_path[:50]:50} "
-              f"{(f.period or f.col_header or '')[:16]:16} {f.raw:>14} {f.unit or ''} ×{f.scale:g}")
+        print(f"{show(names.get(f.document_id, f.document_id))[:28]:28} p.{f.page:<4} {show(f.label_path)[:50]:50} "
+              f"{show(f.period or f.col_header)[:16]:16} {show(f.raw):>14} {show(f.unit)} ×{f.scale:g}")
     return 0
 
 
@@ -562,13 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    redact_logs()  # no log line, nor its traceback, prints a secret of a URL or a key
     for noisy in ("sentence_transformers", "transformers", "httpx", "RapidOCR", "pgserver", "psycopg.pool"):
         logging.getLogger(noisy).setLevel(logging.WARNING if args.verbose else logging.ERROR)
     t = time.perf_counter()
     try:
         rc = args.fn(args)
     except RagError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"error: {printable(' '.join(redact(str(exc)).split()))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -576,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         from rag.store.transports import one_line
 
         logging.getLogger("rag").debug("unexpected error", exc_info=True)
-        print(f"error: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)
+        print(f"error: {type(exc).__name__}: {printable(one_line(exc))}", file=sys.stderr)
         return 2
     if args.verbose:
         print(f"({time.perf_counter() - t:.1f} s)", file=sys.stderr)

@@ -77,7 +77,10 @@ class IngestSettings(BaseModel):
     max_file_mb: float = Field(200.0, description="Larger files are refused before parsing.")
     max_pages: int = Field(2000, description="Documents with more pages are refused before parsing.")
     max_seconds: float = Field(900.0, description="Reading a document longer than this stops it with a clear error; "
-                               "nothing of it is stored.")
+                               "nothing of it is stored. The reading child process is killed at this age, even in "
+                               "the middle of one page.")
+    max_parse_mb: float = Field(2048.0, description="The child process that reads a PDF is killed past this resident "
+                                "memory (MB) and the file is refused with one line; nothing of it is stored.")
 
 
 
@@ -260,8 +263,21 @@ class JobSettings(BaseModel):
     heartbeat_s: float = Field(5.0, description="Seconds between a worker's heartbeats.")
     stalled_after_s: float = Field(30.0, description="A worker silent this long is taken for dead: its job is "
                                    "queued again.")
-    poll_s: float = Field(2.0, description="Seconds between a worker's polls for jobs (LISTEN/NOTIFY wakes it sooner).")
+    poll_s: float = Field(2.0, description="Seconds between a worker's polls for jobs (workers do not LISTEN: any "
+                          "login may NOTIFY, so no notification is trusted).")
     max_attempts: int = Field(3, description="A file on which workers died this many times fails.")
+
+
+class ApiSettings(BaseModel):
+    """Limits of `python -m rag serve` against slow or silent clients (uvicorn alone never times out a request's
+    headers or body: 100 connections sending half their headers were held for as long as they liked)."""
+    header_timeout_s: float = Field(10.0, gt=0, description="Seconds for a request's headers to arrive, from the "
+                                    "connection (or the previous response); past it a 408 and the connection closed.")
+    body_timeout_s: float = Field(30.0, gt=0, description="Seconds for a request's body to arrive after its headers "
+                                  "(bodies are 64 KB at most); past it a 408 and the connection closed.")
+    keep_alive_s: int = Field(5, gt=0, description="An idle keep-alive connection is closed after this many seconds.")
+    max_connections: int = Field(100, gt=0, description="Open connections at most (uvicorn's limit_concurrency): a "
+                                 "request beyond it gets 503 at once.")
 
 
 class Settings(BaseSettings):
@@ -276,6 +292,7 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     sql: SqlSettings = Field(default_factory=SqlSettings)
     jobs: JobSettings = Field(default_factory=JobSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
 
 
 def llm_formats_file(settings: Settings) -> Path:

@@ -15,6 +15,7 @@ from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
 from rag.answer.verify import quote_matches, sentences, unsupported_numbers, verify
 from rag.config import Settings, llm_formats_file
+from rag.errors import redact
 from rag.quantities import numbers
 from rag.retrieve.pipeline import Retrieval
 
@@ -39,9 +40,9 @@ Offline = Callable[[], Answer]
 
 
 def fallback(r: Retrieval, why: str, settings: Settings, offline: Offline | None = None) -> Answer:
-    """The offline answer in place of an LLM's, saying why."""
+    """The offline answer in place of an LLM's, saying why (redacted: the why is an error's text)."""
     a = offline() if offline else extractive_answer(r, settings)
-    a.mode, a.message = "llm-fallback", f"{why}: offline answer instead"
+    a.mode, a.message = "llm-fallback", f"{redact(why)}: offline answer instead"
     a.reasons.insert(0, a.message)
     return a
 

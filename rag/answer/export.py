@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from rag.answer.model import Answer
+from rag.errors import redact
 
 Images = Callable[[int], "bytes | None"]  # figure id → its PNG (the store's figure_image)
 
@@ -30,7 +31,9 @@ def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = Tr
                 alt = caption.replace("[", "(").replace("]", ")")
                 out.append(f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})")
             out += [f"*{caption} — {u(str(f.document))}, p. {f.page}*", ""]
-    out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" + (f" — {u('; '.join(a.reasons))}" if a.reasons else ""),
+    # reasons and flags may quote an error (an LLM server's): redacted, like every message
+    out += [f"**Confidence:** {a.confidence.replace('_', ' ')}" +
+            (f" — {u(redact('; '.join(a.reasons)))}" if a.reasons else ""),
             ""]
     if a.evidence:
         out += [f"{h}# Sources", ""]
@@ -42,7 +45,7 @@ def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = Tr
             out.append("")
     if a.unsupported:
         out += [f"{h}# Not supported by the evidence", ""]
-        out += [f"- {x.get('action', 'flagged')}: {u(x.get('sentence') or '(reply)')} — {u(x['reason'])}"
+        out += [f"- {x.get('action', 'flagged')}: {u(x.get('sentence') or '(reply)')} — {u(redact(x['reason']))}"
                 for x in a.unsupported]
         out.append("")
     if a.rows is not None:

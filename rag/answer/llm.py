@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rag.config import LLMSettings
-from rag.errors import RagError
+from rag.errors import RagError, redact
 
 
 class LLMError(RagError):
@@ -24,7 +24,8 @@ class Rejected(Exception):
 @contextmanager
 def llm_errors(cfg: LLMSettings, rejected: tuple[type[Exception], ...] = (), shape_5xx: bool = False) -> Iterator[None]:
     """The openai client's errors, mapped once: LLMError for a timeout, an unreachable server or an HTTP error;
-    Rejected for the kinds the caller names (and for 5xx when the request's shape may be the cause)."""
+    Rejected for the kinds the caller names (and for 5xx when the request's shape may be the cause). Each message
+    names the server without the secrets of its URL, and quotes the server's reply redacted."""
     import openai
 
     try:
@@ -32,12 +33,12 @@ def llm_errors(cfg: LLMSettings, rejected: tuple[type[Exception], ...] = (), sha
     except openai.APITimeoutError as exc:
         raise LLMError(f"the LLM did not answer within {cfg.timeout_s:.0f} s") from exc
     except openai.APIConnectionError as exc:
-        raise LLMError(f"cannot reach the LLM server at {cfg.base_url}") from exc
+        raise LLMError(f"cannot reach the LLM server at {redact(cfg.base_url or '')}") from exc
     except rejected as exc:
-        raise Rejected(str(exc)) from exc
+        raise Rejected(redact(str(exc))) from exc
     except openai.APIStatusError as exc:
         if exc.status_code >= 500 and shape_5xx:
-            raise Rejected(str(exc)) from exc
+            raise Rejected(redact(str(exc))) from exc
         raise LLMError(f"the LLM server answered HTTP {exc.status_code}") from exc
 
 

@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rag.answer.labels import document_label, source_label
+from rag.errors import redact_json
 from rag.records import Candidate, FigureHit
 
 if TYPE_CHECKING:
     from rag.retrieve.pipeline import Retrieval
+
+
+# The fields an error's text can reach (a reason, a tool's result, a stage's note), redacted once more on the way out;
+# the document's own text (answer, quotes) is not a message and is left as written.
+_MESSAGES = ("reasons", "message", "unsupported", "steps", "trace")
 
 
 @dataclass
@@ -153,6 +159,9 @@ class Answer:
             out["steps"] = [s.to_json() for s in self.steps]
         if with_trace:
             out["trace"] = self.trace
+        for k in _MESSAGES:
+            if k in out:
+                out[k] = redact_json(out[k])
         return out
 
     @classmethod

@@ -16,7 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import PoolTimeout
 
-from rag.errors import StoreError
+from rag.errors import StoreError, redact
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +35,11 @@ def _jsonable(v: Any) -> Any:
 
 
 def one_line(exc: BaseException) -> str:
-    """A database error as one short line: the server's primary message, else the exception's first line."""
+    """A database error as one short line: the server's primary message, else the exception's first line; its
+    secrets redacted before it is cut (a cut URL would no longer show where its password ends)."""
     diag = getattr(exc, "diag", None)
     text = (getattr(diag, "message_primary", None) if diag else None) or str(exc) or type(exc).__name__
-    return " ".join(text.split())[:300]
+    return " ".join(redact(text).split())[:300]
 
 
 def _workspace_name(name: str) -> str:
@@ -261,7 +262,7 @@ class SupabaseTransport:
         try:
             return self.client.rpc(fn, body).execute().data
         except Exception as exc:
-            raise StoreError(f"{fn}() failed on Supabase: {exc}") from exc
+            raise StoreError(f"{fn}() failed on Supabase: {redact(str(exc))}") from exc
 
     def close(self) -> None:
         pass

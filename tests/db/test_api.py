@@ -112,4 +112,4 @@ def test_an_unexpected_error_is_a_500_with_one_masked_log_line(client, caplog):
     assert r.status_code == 500 and r.json()["error"].startswith("internal error (RuntimeError)")
     assert "s3cret" not in r.text and "s3cret" not in caplog.text and "Traceback" not in caplog.text
     assert [x.getMessage() for x in caplog.records] == [
-        "unexpected error: RuntimeError: could not connect to postgresql://app:***@db/x"]
+        "unexpected error: RuntimeError: could not connect to postgresql://***@db/x"]
