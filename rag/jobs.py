@@ -207,7 +207,8 @@ async def _work(settings: Settings, name: str, wait: bool) -> None:
                                        update_heartbeat_interval=settings.jobs.heartbeat_s,
                                        stalled_worker_timeout=settings.jobs.stalled_after_s,
                                        fetch_job_polling_interval=settings.jobs.poll_s,
-                                       install_signal_handlers=True, delete_jobs="successful")
+                                       install_signal_handlers=True, delete_jobs="successful",
+                                       listen_notify=False)  # polls: no notification is trusted (sql/087)
         finally:
             stop.set()
             await sweeper

@@ -61,12 +61,10 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def open_pdf(path: Path, password: str | None = None, max_mb: float | None = None,
-             max_pages: int | None = None) -> pymupdf.Document:
-    """Open and validate; raise an IngestError subclass with a one-line reason otherwise."""
-    path = Path(path)
+def check_file(path: Path, max_mb: float | None = None) -> None:
+    """What can be told of a file without parsing it: readable, not empty, within the size limit, a PDF header."""
     try:
-        size = path.stat().st_size
+        size = Path(path).stat().st_size
     except OSError as exc:
         raise CorruptPDFError(f"cannot read file: {exc.strerror}") from exc
     if size == 0:
@@ -77,6 +75,13 @@ def open_pdf(path: Path, password: str | None = None, max_mb: float | None = Non
         head = f.read(1024)
     if b"%PDF-" not in head:
         raise NotAPDFError("not a PDF (no %PDF header): " + _sniff(head))
+
+
+def open_pdf(path: Path, password: str | None = None, max_mb: float | None = None,
+             max_pages: int | None = None) -> pymupdf.Document:
+    """Open and validate; raise an IngestError subclass with a one-line reason otherwise."""
+    path = Path(path)
+    check_file(path, max_mb)
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:

@@ -8,7 +8,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import pymupdf
@@ -18,11 +18,12 @@ from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
 from rag.filenames import clean_file_name
 from rag.ingest import chunking, figkind, gridless, layout, metadata
+from rag.ingest.child import Text, read_in_child
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import OcrLine, ocr_image
 from rag.ingest.overlap import EmbedStage
-from rag.ingest.pdf import open_pdf, render, render_zoom, scrub_path, sha256_file
+from rag.ingest.pdf import check_file, open_pdf, render, render_zoom, scrub_path, sha256_file
 from rag.issuers import issuers_of
 
 log = logging.getLogger(__name__)
@@ -274,17 +275,15 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
     t0 = time.perf_counter()
     path = Path(path)
     res = IngestResult(file=clean_file_name(display_name or path.name))  # CLI, upload and queue alike
-    doc = None
     try:
-        doc = open_pdf(path, password, settings.ingest.max_file_mb, settings.ingest.max_pages)
-        res.pages = doc.page_count
+        check_file(path, settings.ingest.max_file_mb)
         sha = sha256_file(path)
         existing = store.document_by_sha256(sha)
         if existing:  # the same file is in the store already
             res.document_id, res.already_ingested = existing, True
             return res
         store.check_model(embedder.model_name)
-        _ingest_new(doc, path, sha, res, store, embedder, settings, t0, password, progress)
+        _ingest_new(path, sha, res, store, embedder, settings, t0, password, progress)
     except IngestError as exc:
         res.error = scrub_path(str(exc), path)
     except Exception as exc:  # anything else is still one file's failure, reported in one line (trace with -v)
@@ -292,35 +291,59 @@ def ingest_file(path: str | Path, store, embedder: Embedder, settings: Settings,
         res.error = scrub_path(" ".join(f"{type(exc).__name__}: {exc}".split())[:400], path)
     finally:
         res.warnings = [scrub_path(w, path) for w in res.warnings]
-        if doc is not None:
-            doc.close()
         res.seconds = round(time.perf_counter() - t0, 2)
     return res
 
 
-def _ingest_new(doc: pymupdf.Document, path: Path, sha: str, res: IngestResult, store, embedder: Embedder,
-                settings: Settings, t0: float, password: str | None, progress: Progress | None) -> None:
-    """A document not in the store yet: read its text, detect its metadata, then embed the chunks on one core while
-    the other renders the figures (rag/ingest/overlap.py), and write it all in one call; keep the file."""
-    clock = _Clock(settings.ingest, t0)
-    pages = read_text(doc, settings, progress, res.warnings, clock)
-    res.ocr_pages = pages.ocr_pages
-    chunks = _chunk_pages(pages, settings)
-    if not chunks:
-        raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
-                          " or scanned (OCR is switched off)"))
-    meta = _detect_metadata(doc, pages.first_pages, res.file, store, "\n".join(c.text for c in chunks))
-    label = meta.label()
-    contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
-    vecs = _embed_while_rendering(doc, pages, chunks, contexts, embedder, settings, clock, progress)
-    figs = pages.figs
+def read_document(path: Path, password: str | None, settings: Settings, file_name: str,
+                  send: Callable[[tuple], None]) -> None:
+    """Every PyMuPDF call for one new document, in the child process (rag/ingest/child.py): open and validate it,
+    read its text (pass 1), detect what it says of itself, then render its figures page by page (pass 2), sending
+    each step's result as it comes."""
+    doc = open_pdf(path, password, settings.ingest.max_file_mb, settings.ingest.max_pages)
+    try:
+        clock = _Clock(settings.ingest)
+        pages = read_text(doc, settings, lambda stage, done, total: send(("progress", stage, done, total)),
+                          None, clock)
+        chunks = _chunk_pages(pages, settings)
+        if not chunks:
+            raise IngestError("no text found: the PDF is blank" + ("" if settings.ingest.ocr else
+                              " or scanned (OCR is switched off)"))
+        meta = metadata_of(doc, pages.first_pages, file_name, "\n".join(c.text for c in chunks))
+        send(("text", Text(doc.page_count, chunks, meta, pages.ocr_pages, list(pages.warnings))))
+        seen = len(pages.warnings)
+        for page_no, figs in read_figures(doc, pages, settings, clock):
+            send(("figures", page_no, figs))
+        send(("done", pages.warnings[seen:]))
+    finally:
+        doc.close()
+
+
+def _ingest_new(path: Path, sha: str, res: IngestResult, store, embedder: Embedder, settings: Settings, t0: float,
+                password: str | None, progress: Progress | None) -> None:
+    """A document not in the store yet: a child process reads it (rag/ingest/child.py) while this one joins its
+    issuer, embeds the chunks as soon as the text is read and the figures as they come, and writes it all in one
+    call; then keeps the file."""
+    events = read_in_child(read_document, path, password, settings, res.file, progress, t0)
+    try:
+        text = next(events)[1]
+        res.pages, res.ocr_pages = text.page_count, text.ocr_pages
+        res.warnings.extend(text.warnings)
+        chunks = text.chunks
+        meta = _join_issuer(text.meta, store)
+        label = meta.label()
+        contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
+        vecs, figs = _embed_while_reading(events, text.page_count, chunks, contexts, embedder, settings,
+                                          _Clock(settings.ingest, t0), progress, res.warnings)
+    finally:
+        events.close()  # the child is gone, whatever happened
     _link_figures(figs, chunks)
     if meta.doc_type == "research paper":
         from rag.ingest.sections import assign_by_content
 
         assign_by_content(chunks, vecs[: len(chunks)], embedder)
     tokens = embedder.count_tokens([c.text for c in chunks])
-    doc_row = _document_row(res, meta, label, sha, doc.page_count, embedder.model_name, path)
+    doc_row = _document_row(res, meta, label, sha, text.page_count, embedder.model_name, path)
     doc_row["meta"]["embedding_backend"] = embedder.label  # torch fp32 / bf16 or int8 ONNX: one vector space
     tables = factmod.read_tables(factmod.lines_of_units(chunks),
                                  factmod.DocContext(meta.fiscal_year, meta.fiscal_period, meta.doc_type))
@@ -355,12 +378,10 @@ def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str,
     return meta
 
 
-def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: str, store,
-                     full_text: str | None = None) -> metadata.DocMeta:
-    """Company, year, type, title and date from the first pages. A document of an issuer already in the store joins
-    it (its key); it takes the issuer's name when its own is the same name written otherwise ("Best Buy Co" for
-    "Best Buy Co., Inc."), and keeps its own when the issuer was renamed ("Adobe Inc." after "Adobe Systems")."""
-    meta = metadata_of(doc, first_pages, file_name, full_text)
+def _join_issuer(meta: metadata.DocMeta, store) -> metadata.DocMeta:
+    """A document of an issuer already in the store joins it (its key); it takes the issuer's name when its own is
+    the same name written otherwise ("Best Buy Co" for "Best Buy Co., Inc."), and keeps its own when the issuer was
+    renamed ("Adobe Inc." after "Adobe Systems")."""
     same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
     if same:
         if meta.company_key == same.key or not meta.company:
@@ -369,28 +390,39 @@ def _detect_metadata(doc: pymupdf.Document, first_pages: list[str], file_name: s
     return meta
 
 
-def _embed_while_rendering(doc: pymupdf.Document, pages: _Pages, chunks: list[chunking.Chunk], contexts: list[str],
-                           embedder: Embedder, settings: Settings, clock: _Clock,
-                           progress: Progress | None) -> np.ndarray:
-    """One embedding per chunk (its context line, then its text), then one per figure, in that order. The chunks
-    embed on the stage's thread while this one renders each page's figures and hands their texts on."""
+def _embed_while_reading(events: Iterator[tuple], page_count: int, chunks: list[chunking.Chunk],
+                         contexts: list[str], embedder: Embedder, settings: Settings, clock: _Clock,
+                         progress: Progress | None, warnings: list[str]) -> tuple[np.ndarray, list[figmod.Figure]]:
+    """One embedding per chunk (its context line, then its text), then one per figure, in that order, and the
+    figures. The chunks embed on the stage's thread while the child renders each page's figures and this thread
+    hands their texts on."""
     texts = [f"{ctx}\n{c.text}" for ctx, c in zip(contexts, chunks, strict=False)]
+    figs: list[figmod.Figure] = []
+
+    def pages_of_figures() -> Iterator[tuple[int, list[figmod.Figure]]]:
+        for event in events:
+            if event[0] == "figures":
+                figs.extend(event[2])
+                yield event[1], event[2]
+            elif event[0] == "done":
+                warnings.extend(event[1])
+
     if not settings.ingest.overlap:  # one stage after the other (the path before overlap; for comparison)
-        texts += [f.embed_text() for _, figs in read_figures(doc, pages, settings, clock) for f in figs]
+        texts += [f.embed_text() for _, page_figs in pages_of_figures() for f in page_figs]
     stage = EmbedStage(embedder, texts)
     try:
-        for page_no, figs in read_figures(doc, pages, settings, clock) if settings.ingest.overlap else ():
-            stage.put([f.embed_text() for f in figs])
+        for page_no, page_figs in pages_of_figures() if settings.ingest.overlap else ():
+            stage.put([f.embed_text() for f in page_figs])
             if progress:
-                progress("figures", page_no, doc.page_count)
+                progress("figures", page_no, page_count)
                 progress("embedding", stage.done, stage.total)
 
         def tick(done: int, total: int) -> None:
-            clock.check(doc.page_count, doc.page_count)
+            clock.check(page_count, page_count)
             if progress:
                 progress("embedding", done, total)
 
-        return stage.finish(tick)
+        return stage.finish(tick), figs
     except BaseException:
         stage.cancel()
         raise

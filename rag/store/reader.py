@@ -12,6 +12,7 @@ reaches the next one, nor any connection of the owner.
 
 from __future__ import annotations
 
+import re
 import threading
 from contextlib import contextmanager
 
@@ -67,6 +68,13 @@ SESSION = {"default_transaction_read_only": "on", "standard_conforming_strings":
            "enable_seqscan": "on", "jit": "off", "max_parallel_workers_per_gather": "0"}
 
 
+def _norm(value: str) -> str:
+    """A setting as SHOW prints it or as it was given: '4MB', 'public, pg_temp', 'ISO, MDY', '10s' or '10000'."""
+    v = value.replace(" ", "").lower()
+    m = re.fullmatch(r"(\d+)(ms|s|min)", v)
+    return str(int(m[1]) * {"ms": 1, "s": 1000, "min": 60000}[m[2]]) if m else v
+
+
 def _options(statement_timeout_ms: int) -> str:
     return " ".join(f"-c {k}={v}" for k, v in {"statement_timeout": str(int(statement_timeout_ms)), **SESSION}.items())
 
@@ -103,6 +111,18 @@ class ReaderPool:
             raise StoreError(f"structured questions refused: the reader login {row['rolname']!r} is not a reader "
                              f"({'; '.join(problems)}); point RAG_DB__READER_URL at a reader role (sql/033)")
 
+    @staticmethod
+    def _check_settings(conn: psycopg.Connection) -> None:
+        """The session is what the login options made it, whatever the role's own defaults say (a role may ALTER
+        its own): re-read before every question, refused if anything differs."""
+        names = list(SESSION)
+        got = conn.execute("select array_agg(coalesce(current_setting(n, true), '') order by i) "
+                           "from unnest(%s::text[]) with ordinality as t(n, i)", (names,)).fetchone()[0]
+        wrong = [n for n, v in zip(names, got, strict=True) if _norm(v) != _norm(SESSION[n])]
+        if wrong:
+            raise StoreError("structured questions refused: the reader session does not have the settings it logs "
+                             f"in with ({', '.join(wrong)})")
+
     @contextmanager
     def connection(self):
         try:
@@ -111,6 +131,7 @@ class ReaderPool:
                     if not self._checked:
                         self._check(conn)
                         self._checked = True
+                self._check_settings(conn)
                 yield conn
         except psycopg.OperationalError as exc:
             raise StoreError(f"the reader connection failed: {one_line(exc)}") from exc

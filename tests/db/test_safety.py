@@ -90,6 +90,53 @@ def test_limits_give_a_clear_error_before_heavy_work(clean_store, embedder, pdfs
     assert clean_store.list_documents() == []
 
 
+@pytest.mark.parametrize("depth", [16, 22, 30])
+def test_a_form_xobject_bomb_is_killed_past_the_memory_limit_and_the_batch_goes_on(clean_store, embedder, pdfs,
+                                                                                   tmp_path, depth):
+    """A few KB whose one page draws 2^depth lines through nested Form XObjects (issue 34.2): the child process
+    that reads it is killed past RAG_INGEST__MAX_PARSE_MB, the file gets one line, nothing is written, and the next
+    file of the batch ingests in the same process."""
+    import make_pdfs
+
+    s = Settings()
+    s.ingest.max_parse_mb = 400
+    bomb = make_pdfs.make_xobject_bomb(tmp_path / f"bomb{depth}.pdf", depth)
+    assert bomb.stat().st_size < 10_000
+    t = time.perf_counter()
+    res = ingest_file(bomb, clean_store, embedder, s)
+    assert not res.ok and "RAG_INGEST__MAX_PARSE_MB" in res.error and "\n" not in res.error, res.error
+    assert time.perf_counter() - t < 60
+    assert clean_store.list_documents() == []
+    assert ingest_file(pdfs["10k_2022"], clean_store, embedder, s).ok  # the batch goes on
+    assert [d.file_name for d in clean_store.list_documents()] == ["report_final_v2.pdf"]
+
+
+def test_one_long_call_into_the_pdf_library_is_stopped_at_the_time_limit(clean_store, embedder, tmp_path):
+    """The time limit holds inside one page too: the reading child is killed at RAG_INGEST__MAX_SECONDS even while
+    MuPDF is in the middle of a single call (the check between pages never ran before)."""
+    import make_pdfs
+
+    s = Settings()
+    s.ingest.max_seconds, s.ingest.max_parse_mb = 3, 100_000
+    t = time.perf_counter()
+    res = ingest_file(make_pdfs.make_xobject_bomb(tmp_path / "slow.pdf", 24), clean_store, embedder, s)
+    assert not res.ok and "RAG_INGEST__MAX_SECONDS" in res.error, res.error
+    assert time.perf_counter() - t < 3 + 5
+    assert clean_store.list_documents() == []
+
+
+def test_a_bomb_in_a_cli_batch_costs_one_line(tmp_path):
+    import make_pdfs
+
+    files = [make_pdfs.make_xobject_bomb(tmp_path / "bomb.pdf", 26), make_pdfs.make_10k(tmp_path / "fine.pdf")]
+    out = _cli(tmp_path / "store", "ingest", *map(str, files), env_extra={"RAG_INGEST__MAX_PARSE_MB": "400"})
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    lines = [l for l in (out.stdout + out.stderr).splitlines() if "bomb.pdf" in l]
+    assert len(lines) == 1 and "RAG_INGEST__MAX_PARSE_MB" in lines[0], lines
+    docs = json.loads(_cli(tmp_path / "store", "docs", "--json").stdout)
+    assert [d["file_name"] for d in docs] == ["fine.pdf"]
+
+
 def test_uploaded_file_names_are_never_paths():
     assert clean_file_name("../../etc/passwd.pdf") == "passwd.pdf"
     assert clean_file_name("..\\\\..\\\\windows\\\\win.ini") == "win.ini.pdf"

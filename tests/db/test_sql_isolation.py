@@ -510,3 +510,79 @@ def test_store_wide_state_is_changed_only_by_the_owner(teams, settings):
         assert b.store_info().get("embedding_model") == model
     finally:
         b.close()
+
+
+def test_a_reader_login_keeps_nothing_and_tells_no_one(store, settings):
+    """Logged in directly as a reader, with read-only switched off in its own session (issue 34.3): no temporary
+    table (temp_file_limit does not count them), and no notification of the store reaches a listener or comes
+    from it (Postgres has no privilege for LISTEN / NOTIFY: the store sends none, and workers poll)."""
+    team = store.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-t"})
+    for role in ("rag_query", team):
+        assert _owner(store, "select has_database_privilege(%s, current_database(), 'TEMP')", (role,))[0][0] is False
+        with _reader(store, role) as conn:
+            conn.execute("set default_transaction_read_only = off")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("create temp table big as select repeat('x', 1000) as x from generate_series(1, 10)")
+    disabled = dict(_owner(store, "select tgname, tgenabled from pg_trigger where tgrelid = 'procrastinate_jobs'::regclass "
+                                  "and tgname like '%%notify%%'"))
+    assert disabled and set(disabled.values()) == {"D"}, disabled
+    with store.transport.connection() as listener:
+        listener.execute("listen procrastinate_any_queue_v1")
+        listener.commit()  # LISTEN takes effect at commit
+        _owner(store, "insert into procrastinate_jobs (queue_name, task_name, args) values ('ingest', 't', '{}') "
+                      "returning id")
+        assert list(listener.notifies(timeout=1.0, stop_after=1)) == []
+        _owner(store, "delete from procrastinate_jobs where task_name = 't' returning id")
+        listener.execute("unlisten *")
+
+
+def test_the_reader_session_is_rechecked_before_every_question(teams):
+    """The app's reader connection is checked out only with the settings it logs in with; one that differs is
+    refused with one line (here: a setting changed on the pooled connection and not reset)."""
+    from rag.store.reader import ReaderPool
+
+    pool = teams.reader()
+    with pool.connection() as conn:
+        ReaderPool._check_settings(conn)
+        conn.execute("set work_mem = '1GB'")
+        with pytest.raises(StoreError, match="work_mem"):
+            ReaderPool._check_settings(conn)
+    assert run_readonly(teams, "select count(*) as n from v_documents")  # reset on its way back: the next one runs
+
+
+def _estimate(store, role: str, sql: str, params=None) -> float:
+    with _reader(store, role) as conn:
+        return conn.execute("explain (format json) " + sql, params).fetchone()[0][0]["Plan"]["Plan Rows"]
+
+
+def test_another_workspaces_values_cannot_be_told_from_estimates_or_statistics(teams):
+    """A heading, caption, title or section type present only in team-a's document is indistinguishable, for
+    team-b's reader, from one that exists nowhere: the planner's estimate is the same, and the statistics views
+    that would show sampled values or row counters are not readable (issue 34.4)."""
+    with teams.transport.connection() as conn:  # team-a's passages many times over, so that sampling sees them
+        cols = [r[0] for r in conn.execute("select column_name from information_schema.columns where table_name = "
+                                           "'chunks' and column_name not in ('id', 'chunk_index') "
+                                           "and is_generated = 'NEVER' order by ordinal_position")]
+        conn.execute(f"insert into chunks (chunk_index, {', '.join(cols)}) select c.chunk_index + 1000 * g, "
+                     f"{', '.join('c.' + x for x in cols)} from chunks c join documents d on d.id = c.document_id, "
+                     "generate_series(1, 60) g where d.workspace = 'team-a'")
+        conn.execute("analyze documents, chunks, figures")
+    team_b = teams.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    a_id = _owner(teams, "select id from documents where workspace = 'team-a'")[0][0]
+    heading, n = _owner(teams, "select heading, count(*) from chunks where document_id = %s and heading <> '' "
+                               "group by 1 order by 2 desc limit 1", (a_id,))[0]
+    title = _owner(teams, "select title from documents where id = %s", (a_id,))[0][0]
+    for view, column, present in (("v_chunks", "heading", heading), ("v_documents", "title", title),
+                                  ("v_documents", "file_name", "report_final_v2.pdf")):
+        for op in ("=", "<", ">="):
+            sql = f"select 1 from {view} where {column} {op} %s"
+            assert _estimate(teams, team_b, sql, (present,)) == _estimate(teams, team_b, sql, ("zq nowhere",)), \
+                (column, op, present)
+    with _reader(teams, team_b) as conn:
+        for sql in ("select * from pg_stats where tablename = 'chunks'",
+                    "select n_live_tup, n_tup_ins from pg_stat_user_tables where relname = 'query_log'",
+                    "select * from pg_statio_user_tables",
+                    "select pg_stat_get_tuples_inserted('query_log'::regclass)",
+                    "select pg_stat_get_live_tuples('chunks'::regclass)"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(sql)
