@@ -300,6 +300,178 @@ def huge_page_memory(work: Path) -> dict:
     return out
 
 
+def issue34(store, emb, settings, work: Path) -> dict[str, list]:
+    """Each family of issue 34, as [held, tried, detail]: growth refused by the guard, the largest allowed question
+    of each growth family bounded (256 MB, twice the timeout), PDF bombs stopped in the child, the reader login
+    (TEMP, notifications, settings), estimates across workspaces, statistics views, store-wide state, secrets in
+    messages, document markup on pages, file names, slow API clients."""
+    import socket
+    import threading
+
+    import make_pdfs
+    import psycopg
+    from sql_attacks import GROWTH, GROWTH_EDGES, run_measured
+
+    from rag.answer.markup import neutral
+    from rag.errors import redact
+    from rag.filenames import clean_file_name
+    from rag.ingest.pipeline import ingest_file
+    from rag.sqlguard import SqlRejected, check
+    from rag.store.reader import ReaderPool, reader_url
+
+    out: dict[str, list] = {}
+    for fam, sqls in GROWTH.items():
+        held = 0
+        for sql in sqls:
+            try:
+                check(sql)
+            except SqlRejected:
+                held += 1
+        out[f"growth refused: {fam}"] = [held, len(sqls), ""]
+    with store.transport.connection() as conn:
+        conn.execute("truncate documents, store_info, term_stats restart identity cascade")
+    for name, pdf in (("a.pdf", make_pdfs.make_10k(work / "g_a.pdf")), ("b.pdf", make_pdfs.make_esg(work / "g_b.pdf")),
+                      ("s.pdf", make_pdfs.make_paper(work / "g_s.pdf"))):
+        assert ingest_file(pdf, store, emb, settings, display_name=name).ok
+    timeout_ms = settings.sql.timeout_ms
+    for fam, sql in GROWTH_EDGES.items():
+        m = run_measured(store, sql, timeout_ms)
+        ok = m["peak_mb"] < 256 and m["seconds"] < 2 * timeout_ms / 1000
+        out[f"largest allowed, bounded: {fam}"] = [int(ok), 1, f"{m['peak_mb']} MB, {m['seconds']} s, {m['outcome']}"]
+
+    s = settings.model_copy(deep=True)
+    s.ingest.max_parse_mb = 400
+    for depth in (16, 22, 30):
+        bomb = make_pdfs.make_xobject_bomb(work / f"bomb{depth}.pdf", depth)
+        t = time.perf_counter()
+        r = ingest_file(bomb, store, emb, s)
+        ok = not r.ok and "MAX_PARSE_MB" in (r.error or "") and "\n" not in r.error
+        out[f"PDF bomb, Form XObjects {depth} deep ({bomb.stat().st_size // 1024} KB), limit 400 MB"] = \
+            [int(ok), 1, f"{time.perf_counter() - t:.1f} s: {r.error}"]
+    s = settings.model_copy(deep=True)
+    s.ingest.max_seconds, s.ingest.max_parse_mb = 3, 100_000
+    t = time.perf_counter()
+    r = ingest_file(make_pdfs.make_xobject_bomb(work / "slow.pdf", 24), store, emb, s)
+    out["PDF bomb against the time limit (3 s), one call into MuPDF"] = [
+        int(not r.ok and "MAX_SECONDS" in (r.error or "")), 1, f"{time.perf_counter() - t:.1f} s: {r.error}"]
+    r = ingest_file(make_pdfs.make_10k(work / "after.pdf", year=2019), store, emb, settings)
+    out["a normal filing ingests after the bombs"] = [int(r.ok), 1, f"{r.chunks} chunks"]
+
+    team_b = store.admin_rpc("ensure_workspace_reader", {"p_workspace": "team-b"})
+    held = 0
+    with psycopg.connect(reader_url(store.transport.url, team_b), autocommit=True) as conn:
+        conn.execute("set default_transaction_read_only = off")
+        for sql in ("create temp table t as select 1", "select * from pg_stats",
+                    "select n_tup_ins from pg_stat_user_tables", "select pg_stat_get_live_tuples('chunks'::regclass)",
+                    "update store_info set value = 'x'"):
+            try:
+                conn.execute(sql)
+            except psycopg.errors.InsufficientPrivilege:
+                held += 1
+    with store.transport.connection() as conn:
+        conn.execute("listen procrastinate_any_queue_v1")
+        conn.commit()
+        conn.execute("insert into procrastinate_jobs (queue_name, task_name, args) values ('ingest', 't', '{}')")
+        conn.commit()
+        held += not list(conn.notifies(timeout=1.0, stop_after=1))
+        conn.execute("delete from procrastinate_jobs where task_name = 't'")
+        conn.execute("unlisten *")
+    with store.reader().connection() as conn:
+        conn.execute("set work_mem = '1GB'")
+        try:
+            ReaderPool._check_settings(conn)
+        except Exception:
+            held += 1
+    out["reader login: no temp table, no statistics views or counters, no store-wide write, no notification, "
+        "settings re-checked"] = [held, 7, ""]
+
+    with store.transport.connection() as conn:
+        conn.execute("update documents set workspace = 'team-a' where file_name = 'a.pdf'")
+        a_id = conn.execute("select id from documents where file_name = 'a.pdf'").fetchone()[0]
+        cols = [r[0] for r in conn.execute("select column_name from information_schema.columns where table_name = "
+                                           "'chunks' and column_name not in ('id', 'chunk_index') and "
+                                           "is_generated = 'NEVER' order by ordinal_position")]
+        conn.execute(f"insert into chunks (chunk_index, {', '.join(cols)}) select c.chunk_index + 1000 * g, "
+                     f"{', '.join('c.' + x for x in cols)} from chunks c, generate_series(1, 60) g "
+                     "where c.document_id = %s", (a_id,))
+        conn.execute("analyze documents, chunks, figures")
+        heading = conn.execute("select heading from chunks where document_id = %s and heading <> '' group by 1 "
+                               "order by count(*) desc limit 1", (a_id,)).fetchone()[0]
+    same = 0
+    with psycopg.connect(reader_url(store.transport.url, team_b), autocommit=True) as conn:
+        for op in ("=", "<", ">="):
+            est = [conn.execute(f"explain (format json) select 1 from v_chunks where heading {op} %s",
+                                (v,)).fetchone()[0][0]["Plan"]["Plan Rows"] for v in (heading, "zq nowhere")]
+            same += est[0] == est[1]
+    out["another workspace's heading: estimate as for one that exists nowhere (=, <, >=)"] = [same, 3, ""]
+
+    urls = ["http://user:S3CRETpw@llm.example/v1", "https://tok3nS3CRET@h/v1", "http://u:p%40S3CRET@[::1]:8080/v1",
+            "https://h/v1?api_key=S3CRET&x=1", "postgresql://app:S3CRET@db/rag", "Authorization: Bearer S3CRETtoken",
+            "key sk-S3CRETabcdefghijklmnop", "http://h/v1#token=S3CRET"]
+    out["secrets removed from messages (URL shapes, keys, tokens)"] = [
+        sum("S3CRET" not in redact(f"cannot reach {u}: connection refused") for u in urls), len(urls), ""]
+    marks = ["![x](http://evil.example/t.png)", "[click](http://evil.example)", "<img src=http://evil.example/x.png>",
+             "<a href='http://evil.example'>x</a>", "http://evil.example/bare", ":red[alarm]", ":material/home:",
+             "$x^2$"]
+    live = ("![", "](http", "<img", "<a ", "http://evil", ":red[", ":material/")
+    out["document markup neutralised for pages"] = [sum(not any(m in neutral(x) for m in live) for x in marks),
+                                                    len(marks), ""]
+    names = ["a\x1b[31mred\x07.pdf", "x\r\nerror other.pdf", "r\u202eftp.pdf", "../../etc/passwd.pdf", "\x00\x01"]
+    out["file names cleaned (controls, bidi, paths)"] = [
+        sum(not any(c < " " or c in "\u202e/" for c in clean_file_name(n)) for n in names), len(names), ""]
+
+    # the API: slow clients against a real server with 1 s / 2 s deadlines
+    def _free_port() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+    port = _free_port()
+    env = dict(os.environ, RAG_API_KEY="bench-key-0123456789", RAG_API__HEADER_TIMEOUT_S="1",
+               RAG_API__BODY_TIMEOUT_S="2", RAG_DATA_DIR=str(settings.db.data_dir))
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        time.sleep(1.5)
+        closed: list[float | None] = []
+
+        def slow(first: bytes) -> None:
+            t0 = time.monotonic()
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                sock.settimeout(10)
+                sock.sendall(first)
+                try:
+                    while sock.recv(4096):
+                        pass
+                    closed.append(time.monotonic() - t0)
+                except OSError:
+                    closed.append(None)
+
+        half = b"POST /api/answer HTTP/1.1\r\nHost: x\r\nAuthoriz"
+        body = (b"POST /api/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer bench-key-0123456789\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+        threads = [threading.Thread(target=slow, args=(half,)) for _ in range(50)] + \
+                  [threading.Thread(target=slow, args=(body,)) for _ in range(20)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(30)
+        cut = [c for c in closed if c is not None and c < 6]
+        out["API: slow clients cut off (50 half headers, 20 slow bodies; 1 s / 2 s deadlines)"] = [
+            len(cut), len(threads), f"closed after at most {max(cut, default=0):.1f} s"]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kills", type=int, default=3)
@@ -324,6 +496,7 @@ def main() -> int:
         out["concurrency"] = concurrency(store, emb, s, work)
         out["attacks"] = attacks(store, emb, s, work)
         out["huge_page"] = huge_page_memory(work)
+        out["issue34"] = issue34(store, emb, s, work)
         out["kills"] = kills(work, a.kills)
         store.close()
     att = out["attacks"]
@@ -337,9 +510,13 @@ def main() -> int:
              ("caps held (rows, bytes, 50 MB value, temp files, timeout)", sum(att["caps"].values()), len(att["caps"])),
              ("nothing outlives a question (lock, settings, next question)", sum(att["state"].values()),
               len(att["state"]))]
+    rows += [(name, held, n) for name, (held, n, _) in out["issue34"].items()]
     print(f"{'check':66} {'ok':>5} {'of':>5}")
     for name, ok, n in rows:
         print(f"{name:66} {ok:>5} {n:>5}")
+    for name, (_, _, detail) in out["issue34"].items():
+        if detail:
+            print(f"  {name[:60]:60} {detail[:110]}")
     for name, m in out["huge_page"].items():
         print(f"peak RSS, {name} ({m['size_kb']} KB file): {m['peak_rss_mb']} MB"
               + (" — TRACEBACK" if m["traceback"] else ""))

@@ -16,7 +16,7 @@
 Size, before anything runs (expanded_size): the query once every reference to a subquery's or CTE's column is
 spelled out may have at most MAX_EXPANDED_TERMS terms, no value joined from more than MAX_PIECES pieces, at most
 MAX_BUILT pieces joined per row, queries nested at most MAX_NESTING deep, and LIKE / regular-expression patterns
-are literals: memory and time that work_mem, temp_file_limit and the timeout do not bound (values built inside an
+are literals of at most MAX_PATTERN_CHARS: memory and time that work_mem, temp_file_limit and the timeout do not bound (values built inside an
 expression, plans copied by the planner) are bounded by construction.
 
 Caps: LIMIT added or lowered to max_rows; the result is measured on the server, row by row as JSON, and nothing
@@ -84,6 +84,7 @@ MAX_EXPANDED_TERMS = 2000
 MAX_PIECES = 17
 MAX_BUILT = 1000
 MAX_NESTING = 6
+MAX_PATTERN_CHARS = 500
 logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to a Command" is ours to report
 
 
@@ -199,6 +200,9 @@ def _check_patterns(tree: exp.Expression) -> None:
             ok = isinstance(pattern, exp.Literal) and pattern.is_string
         if not ok:
             raise SqlRejected(f"the pattern of {node.sql(dialect='postgres')[:60]} must be a quoted literal")
+        longest = max((len(e.name) for e in pattern.find_all(exp.Literal)), default=0)
+        if longest > MAX_PATTERN_CHARS:  # a regular expression compiles to far more than its text (191 MB for 7,800)
+            raise SqlRejected(f"a pattern of {longest:,} characters; at most {MAX_PATTERN_CHARS} are allowed")
 
 
 class Growth(NamedTuple):

@@ -89,6 +89,7 @@ def _child(conn, read: Callable, path: str, password: str | None, settings: Sett
     failure is one message."""
     # address space it may write, a backstop behind the watchdog (which measures what is resident): generous,
     # since the OCR runtime reserves far more than it touches
+    _die_with_parent()
     limit = int((settings.ingest.max_parse_mb * 2 + 2048) * 1024 * 1024)
     try:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
@@ -125,6 +126,18 @@ class _Unpickler(pickle.Unpickler):
 
 def _load(data: bytes):
     return _Unpickler(io.BytesIO(data)).load()
+
+
+def _die_with_parent() -> None:
+    """The child's parent is the fork server, which exits when the ingesting process dies (killed, even with
+    SIGKILL): the child is then killed too, instead of reading on with no watchdog (Linux's PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _memory_message(settings: Settings) -> str:

@@ -125,6 +125,36 @@ def test_one_long_call_into_the_pdf_library_is_stopped_at_the_time_limit(clean_s
     assert clean_store.list_documents() == []
 
 
+def test_a_killed_ingest_leaves_no_reader_running(tmp_path):
+    """SIGKILL of the ingesting process (no cleanup runs): its fork server exits, and the child reading a bomb dies
+    with it instead of reading on with no watchdog."""
+    import make_pdfs
+
+    bomb = make_pdfs.make_xobject_bomb(tmp_path / "bomb.pdf", 30)
+    env = dict(os.environ, RAG_DATA_DIR=str(tmp_path / "store"), RAG_INGEST__MAX_PARSE_MB="100000",
+               XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(bomb)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def descendants(pid: int) -> set[int]:
+        kids = {int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                               text=True).stdout.split()}
+        return kids.union(*(descendants(k) for k in kids)) if kids else set()
+
+    deadline = time.time() + 120
+    readers: set[int] = set()
+    while time.time() < deadline and len(readers) < 2:  # the fork server and its child
+        time.sleep(0.5)
+        readers = descendants(proc.pid)
+    assert len(readers) >= 2, "the reading child never started"
+    proc.kill()
+    proc.wait()
+    time.sleep(5)
+    alive = [p for p in readers if Path(f"/proc/{p}").exists()
+             and "zombie" not in Path(f"/proc/{p}/status").read_text().lower()]
+    assert not alive, alive
+
+
 def test_a_bomb_in_a_cli_batch_costs_one_line(tmp_path):
     import make_pdfs
 
