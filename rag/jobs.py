@@ -197,6 +197,9 @@ async def _sweep(app, runner: _Runner, settings: Settings, stop: asyncio.Event) 
 
 
 async def _work(settings: Settings, name: str, wait: bool) -> None:
+    from rag.ingest.child import warm_up
+
+    warm_up()  # the reader's fork server, before the first job rather than in it
     runner = _Runner(settings)
     app = make_app(settings, runner)
     stop = asyncio.Event()

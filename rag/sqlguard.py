@@ -284,8 +284,9 @@ class _Expansion:
         if isinstance(scope.expression, exp.Select):
             self.outputs[id(scope)] = [(sel.alias_or_name, self.weight(sel, scope)[:2])
                                        for sel in scope.expression.selects]
-        elif scope.set_operation_scopes:  # UNION / INTERSECT / EXCEPT: each column as wide as its widest branch
-            branches = [self.outputs.get(id(u)) or [] for u in scope.set_operation_scopes]
+        elif branch_scopes := (getattr(scope, "set_operation_scopes", None)  # sqlglot ≥ 26
+                               or getattr(scope, "union_scopes", None)):  # UNION / INTERSECT / EXCEPT: each
+            branches = [self.outputs.get(id(u)) or [] for u in branch_scopes]  # column as wide as its widest branch
             self.outputs[id(scope)] = [(name, (max(b[i][1][0] for b in branches if i < len(b)),
                                                max(b[i][1][1] for b in branches if i < len(b))))
                                        for i, (name, _) in enumerate(branches[0])]

@@ -217,10 +217,11 @@ def read_in_child(read: Callable, path: Path, password: str | None, settings: Se
         parent_conn.close()
 
 
-def warm_up() -> None:
-    """Start the fork server now (it imports PyMuPDF and the reader once), not at the first upload."""
-    _context()
-    if os.environ.get("RAG_NO_FORKSERVER_WARMUP") != "1":
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
+def warm_up() -> float:
+    """Start the fork server now (it imports the main module and the reader once), not at the first document;
+    the seconds it took."""
+    t = time.perf_counter()
+    proc = _context().Process(target=os.getpid, name="rag-parse-warm-up", daemon=True)
+    proc.start()  # the server's imports are done once a child of it has run
+    proc.join(120)
+    return time.perf_counter() - t
