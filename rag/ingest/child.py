@@ -130,7 +130,21 @@ def _load(data: bytes):
 
 def _die_with_parent() -> None:
     """The child's parent is the fork server, which exits when the ingesting process dies (killed, even with
-    SIGKILL): the child is then killed too, instead of reading on with no watchdog (Linux's PR_SET_PDEATHSIG)."""
+    SIGKILL): the child is then killed too, instead of reading on with no watchdog (Linux's PR_SET_PDEATHSIG).
+
+    The server sees the ingesting process die by the end of a pipe that only that process should hold; it hands a
+    copy of that end to every child it forks (so that a child could fork through it too), and a child holding it
+    would keep the server, and so itself, alive. The child closes it first."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        server._forkserver_alive_fd = None  # type: ignore[union-attr]
     try:
         import ctypes
         import signal
@@ -138,6 +152,8 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if os.getppid() == 1:  # the server was gone before the signal was set
+        os._exit(1)
 
 
 def _memory_message(settings: Settings) -> str:

@@ -199,10 +199,33 @@ def embedded_url(data_dir: Path) -> str:
     except Exception as exc:
         raise StoreError(f"cannot start the embedded Postgres in {data_dir}: {exc}") from exc
     _servers.append(server)  # keep a reference: pgserver stops the server when the last handle goes
+    _quiet_cleanup(server)
     return server.get_uri()
 
 
 _servers: list = []
+_quieted: set[int] = set()
+
+
+def _quiet_cleanup(server) -> None:
+    """pgserver stops the server when the process exits (atexit). When the server died first (killed), that cleanup
+    raises and Python prints its traceback on the way out; this runs the same cleanup and says so in one line."""
+    import atexit
+
+    cleanup = getattr(server, "_cleanup", None)
+    if cleanup is None or id(server) in _quieted:
+        return
+    _quieted.add(id(server))
+    atexit.unregister(cleanup)
+
+    def quiet() -> None:
+        try:
+            cleanup()
+        except Exception as exc:
+            logging.getLogger("rag.store").warning("the embedded Postgres could not be stopped at exit: %s",
+                                                   one_line(exc))
+
+    atexit.register(quiet)
 
 
 def prune_dead_handles(data_dir: Path) -> list[int]:

@@ -136,23 +136,34 @@ def test_a_killed_ingest_leaves_no_reader_running(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(bomb)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def descendants(pid: int) -> set[int]:
-        kids = {int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                               text=True).stdout.split()}
-        return kids.union(*(descendants(k) for k in kids)) if kids else set()
+    def children(pid: int) -> list[int]:
+        return [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
 
-    deadline = time.time() + 120
-    readers: set[int] = set()
-    while time.time() < deadline and len(readers) < 2:  # the fork server and its child
+    def alive(pid: int) -> bool:
+        try:
+            return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+        except OSError:
+            return False
+
+    def cmdline(pid: int) -> str:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    server = reader = None
+    deadline = time.time() + 180
+    while time.time() < deadline and reader is None:  # the fork server, then the child it forks to read
         time.sleep(0.5)
-        readers = descendants(proc.pid)
-    assert len(readers) >= 2, "the reading child never started"
+        server = next((p for p in children(proc.pid) if "forkserver" in cmdline(p)), None)
+        reader = next(iter(children(server)), None) if server else None
+    assert server and reader, "the reading child never started"
     proc.kill()
     proc.wait()
-    time.sleep(5)
-    alive = [p for p in readers if Path(f"/proc/{p}").exists()
-             and "zombie" not in Path(f"/proc/{p}/status").read_text().lower()]
-    assert not alive, alive
+    deadline = time.time() + 30
+    while time.time() < deadline and (alive(server) or alive(reader)):
+        time.sleep(0.5)
+    assert not alive(reader) and not alive(server)
 
 
 def test_a_bomb_in_a_cli_batch_costs_one_line(tmp_path):

@@ -490,22 +490,24 @@ def test_a_conversation_is_seen_only_by_its_workspace(clean_store, settings):
 
 
 def test_store_wide_state_is_changed_only_by_the_owner(teams, settings):
-    """rag_app (a team's app) reads store_info and records the first document's model once; it cannot change or
-    remove it, so no team can break another's search (issue 34.7)."""
+    """rag_app (a team's app) reads store_info and may insert the first document's model once; it cannot change or
+    remove it, nor add anything else, so no team can break another's search (issue 34.7)."""
     model = _owner(teams, "select value from store_info where key = 'embedding_model'")[0][0]
-    claims = None
     for sql in ("update store_info set value = 'evil' where key = 'embedding_model'",
                 "delete from store_info", "insert into store_info values ('embedding_dim', '3')",
                 "truncate store_info"):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            _as(teams, "rag_app", sql, claims=claims)
-    assert _as(teams, "rag_app", "select count(*) from store_info")[0][0] >= 1  # reading is what it needs
-    _as(teams, "rag_app", "select record_store_model('evil')")  # recorded once: a second call changes nothing
+            _as(teams, "rag_app", sql)
+    with pytest.raises(psycopg.errors.UniqueViolation):  # recorded once: the key is taken
+        _as(teams, "rag_app", "insert into store_info values ('embedding_model', 'evil')")
+    _as(teams, "rag_app", "insert into store_info values ('embedding_model', 'evil') on conflict (key) do nothing "
+                          "returning key")  # what ingest_document runs: nothing changes
     assert _owner(teams, "select value from store_info where key = 'embedding_model'")[0][0] == model
+    assert _as(teams, "rag_app", "select count(*) from store_info")[0][0] >= 1  # reading is what it needs
     for role in ("rag_query", "anon", "authenticated"):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            _as(teams, role, "select record_store_model('evil')")
-    b = _app(settings, "team-b")  # and the app still ingests and searches
+            _as(teams, role, "insert into store_info values ('x', 'y')")
+    b = _app(settings, "team-b")  # and the app still reads it
     try:
         assert b.store_info().get("embedding_model") == model
     finally:
