@@ -41,7 +41,7 @@ _MAX_MESSAGE = 256 * 1024 * 1024  # one page's figures at most (PNG crops), far 
 _ALLOWED: dict[str, set[str]] = {
     "builtins": {"set", "frozenset", "complex", "bytearray", "slice", "range"},
     "collections": {"OrderedDict", "defaultdict", "Counter"},
-    "rag.records": {"Table", "Column", "Row", "Cell"},
+    "rag.records": {"Table", "TableColumn", "TableRow", "TableCell"},
     # numbers and arrays from OCR and image statistics: rebuilt by numpy from a dtype and raw bytes
     "numpy": {"dtype", "ndarray"},
     "numpy._core.multiarray": {"scalar", "_reconstruct"},
