@@ -62,7 +62,7 @@ def strength(f: FigureHit, terms: set[str]) -> float:
 def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     """"The line chart on p. 14 (“Energy mix 2023”), which the cited passage [2] refers to; it names: energy"."""
     kind = _KIND_WORDS.get(f.figure_kind or "", "figure")
-    what = f"the {f.chart_type} chart" if kind == "chart" and f.chart_type and f.chart_type != "other" else \
+    what = f"the {f.chart_type.replace('_', ' ')} chart" if kind == "chart" and f.chart_type and f.chart_type != "other" else \
         f"the {kind}"
     caption = (f.caption or "").strip()
     named = f" (“{caption[:80]}{'…' if len(caption) > 80 else ''}”)" if caption else ""

@@ -241,20 +241,56 @@ def _fence(crop: pymupdf.Rect, keep: pymupdf.Rect, walls: list[pymupdf.Rect]) ->
     return crop
 
 
+def panel_of(graphic: pymupdf.Rect, drawings: list[dict]) -> pymupdf.Rect | None:
+    """The smallest panel a graphic is drawn on: a filled or framed rectangle around it, not much larger than a
+    figure (a page background or a column's tint is no panel)."""
+    best = None
+    for d in drawings:
+        r = d["rect"]
+        if len(d["items"]) != 1 or d["items"][0][0] not in ("re", "qu") or not r.contains(graphic) or r == graphic:
+            continue
+        if r.get_area() < 6 * graphic.get_area() and (best is None or r.get_area() < best.get_area()):
+            best = pymupdf.Rect(r)
+    return best
+
+
+def _panel_labels(panel: pymupdf.Rect, graphic: pymupdf.Rect, lines: list[TextLine], others: list[pymupdf.Rect],
+                  taken: set[int]) -> list[int]:
+    """Short lines on the graphic's panel that are nearer to it than to any other figure on the panel: its title,
+    unit line, callouts and legend, however far from the drawing they are set."""
+    out = []
+    for i, ln in enumerate(lines):
+        if i in taken or ln.prose or ln.words > 10 or not panel.contains(ln.rect):
+            continue
+        own = _gap(graphic, ln.rect)
+        if all(own < _gap(o, ln.rect) for o in others if panel.intersects(o)):
+            out.append(i)
+    return out
+
+
 def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine], closed: bool,
-               others: list[pymupdf.Rect]) -> pymupdf.Rect:
+               others: list[pymupdf.Rect], panel: pymupdf.Rect | None = None) -> pymupdf.Rect:
     """The crop of one figure: graphic + labels + caption or title, fenced off from prose and other figures.
-    A closed graphic (an image, a chart in a box) holds its own labels."""
+    A closed graphic (an image, a chart in a box) holds its own labels; a graphic on a panel takes the labels of
+    the panel nearest to it."""
     others = [o for o in others if not o.intersects(graphic)]
     box, taken = _labels(page.rect, pymupdf.Rect(graphic), lines, closed, others)
+    if panel is not None:
+        for i in _panel_labels(panel, graphic, lines, others, taken):
+            taken.add(i)
+            box |= lines[i].rect
     cap = _caption(box, lines, taken)
     title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else _title(page.rect, box, lines, taken | set(cap))
+    if panel is not None:  # a chart on a panel: its title is on the panel too
+        title = [i for i in title if panel.contains(lines[i].rect)]
     keep = pymupdf.Rect(box)
     for i in cap + title:
         keep |= lines[i].rect
     walls = [ln.rect for i, ln in enumerate(lines) if i not in taken and i not in cap and i not in title]
     walls += others
     crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
+    if panel is not None:  # what belongs to a chart on a panel is on the panel
+        crop &= panel + (-MARGIN, -MARGIN, MARGIN, MARGIN)
     return crop & page.rect
 
 
@@ -262,4 +298,5 @@ def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: 
                  drawings: list[dict], others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
     graphic = graphic_of(region, raster, drawings)
-    return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others)
+    panel = panel_of(graphic, drawings) if not raster else None
+    return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel)

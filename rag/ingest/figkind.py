@@ -13,11 +13,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pymupdf
 
+from rag.ingest.drawn import family
+
 KINDS = ("chart", "diagram", "table", "photo", "logo", "decoration", "map", "cover")
-CHART_TYPES = ("bar", "line", "pie", "donut", "area", "scatter", "waterfall", "other")
+CHART_TYPES = ("bar", "stacked_bar", "line", "pie", "donut", "area", "scatter", "waterfall", "other")
 # what is never shown as evidence (a table is shown only as the citation's crop of its cited row)
 NEVER_SHOWN = frozenset({"photo", "logo", "decoration", "cover", "table"})
 
+# what the drawings show to be a chart: wedges around a centre, a ring; bars (stacked, floating) holding no words
+_DRAWN_CHART = ("pie", "donut", "stacked_bar", "waterfall", "bar")
 _NUMBER = re.compile(r"^[(\-–−+]?[$€£]?\d[\d,.]*%?\)?$")
 _CAPTION_KIND = [
     (re.compile(r"\b(table|tab\.)\s*\d", re.I), "table"),
@@ -53,6 +57,7 @@ class Signals:
     caption: str = ""
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
+    bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
 
     def to_json(self) -> dict:
         return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "caption"}
@@ -88,7 +93,7 @@ def pixel_stats(png: bytes, sample: int = 128) -> tuple[int, float, float]:
         return 0, 1.0, 1.0
 
 
-def _progression(values: list[float]) -> bool:
+def progression(values: list[float]) -> bool:
     """At least three values in order whose steps are whole multiples of the smallest (0 20 40 60, or 0 50 150
     200 when OCR missed a tick): an axis's ticks."""
     if len(values) < 3:
@@ -112,7 +117,7 @@ def _clusters(items: list, key, tol: float) -> list[list]:
     return out
 
 
-def _value(word: str) -> float | None:
+def number_value(word: str) -> float | None:
     w = word.strip("()$€£%+").replace(",", "").replace("−", "-").replace("–", "-")
     try:
         return float(w)
@@ -124,18 +129,18 @@ def axis_ticks(words: list[tuple[float, float, float, float, str]]) -> bool:
     """Tick labels: numbers stacked in one column (a y-axis: right edges aligned) or set on one line (an x-axis)
     whose values step evenly. Years in a table's header step evenly too, so an x-axis of years needs at least
     four."""
-    nums = [(x0, y0, x1, y1, v) for x0, y0, x1, y1, t in words if _NUMBER.match(t) and (v := _value(t)) is not None]
+    nums = [(x0, y0, x1, y1, v) for x0, y0, x1, y1, t in words if _NUMBER.match(t) and (v := number_value(t)) is not None]
     if len(nums) < 3:
         return False
     span = max(w[2] for w in words) - min(w[0] for w in words)
     tol = 3 + 0.012 * span
     for col in _clusters(nums, lambda n: n[2], tol):
-        if _progression([n[4] for n in sorted(col, key=lambda n: n[1])]):
+        if progression([n[4] for n in sorted(col, key=lambda n: n[1])]):
             return True
     for line in _clusters(nums, lambda n: (n[1] + n[3]) / 2, tol):
         vals = [n[4] for n in sorted(line, key=lambda n: n[0])]
         years = all(1900 <= v <= 2100 and v == int(v) for v in vals)
-        if _progression(vals) and (len(vals) >= 4 or not years):
+        if progression(vals) and (len(vals) >= 4 or not years):
             return True
     return False
 
@@ -149,7 +154,7 @@ def _caption_kind(text: str) -> str | None:
 
 def chart_type_of(s: Signals, text: str) -> str:
     """The drawings' type, else the caption's word for it, else a line for values over time in an image."""
-    if s.drawn in ("bar", "line", "pie", "scatter"):
+    if s.drawn in CHART_TYPES:
         return s.drawn
     for pat, t in _CHART_WORDS:
         if pat.search(text):
@@ -188,19 +193,21 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("decoration", None, ["a scanned page of text"])
     if s.rows >= 3 and s.words >= 100 and words_per_row >= 15 and number_share < 0.1:
         return Kind("decoration", None, [f"a block of text ({words_per_row:.0f} words a line), not a figure"])
+    if s.drawn in _DRAWN_CHART and (family(s.drawn) == "pie" or (s.bare_bars and s.numbers)):
+        return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.source == "vector" and s.rel_area < 0.03 and s.numbers == 0 and s.words <= 12:
         return Kind("decoration", None, ["a small drawing without figures"])
-    if s.axis and s.drawn in ("curve", "line", "pie", "scatter"):
+    if s.axis and family(s.drawn) in ("curve", "line", "pie", "scatter"):
         return Kind("chart", chart_type_of(s, text), ["plotted marks and tick numbers along an axis"])
     if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
-            (s.drawn == "bar" and s.words >= (150 if s.axis else 30)):
+            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
         return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
                                     "its caption names a table" if cap == "table" else
                                     "shaded cells full of text"])
     if s.axis:
         return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
-    if s.drawn in ("bar", "line", "pie") and (s.numbers or s.drawn == "pie" or cap == "chart"):
-        return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {s.drawn} chart"])
+    if family(s.drawn) in ("bar", "line", "pie") and (s.numbers or family(s.drawn) == "pie" or cap == "chart"):
+        return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:
         return Kind("chart", chart_type_of(s, text), ["plotted curves with many value labels"])
     if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85:
@@ -234,15 +241,17 @@ def ocr_words(lines) -> list[tuple[float, float, float, float, str]]:
 
 
 def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, png: bytes, drawn: str | None,
-               caption: str = "", ocr: list | None = None, repeated: bool = False) -> Signals:
+               caption: str = "", ocr: list | None = None, repeated: bool = False,
+               labels: pymupdf.Rect | None = None, bare_bars: bool = False) -> Signals:
     """The signals of one region of a page; `rows` are the page's text rows (layout.Row), `drawn` the vector
-    drawings' verdict, `ocr` the OCR lines of a raster region without a text layer."""
+    drawings' verdict, `ocr` the OCR lines of a raster region without a text layer. `labels`: where the words of
+    a drawn chart are read (its crop: the drawings with their value and axis labels)."""
     pr = page.rect
     s = Signals(source, page.number + 1, rect.get_area() / max(1.0, pr.get_area()),
                 rect.width / max(1.0, rect.height), (rect.y0 - pr.y0) / max(1.0, pr.height), caption=caption,
-                drawn=drawn, repeated=repeated)
+                drawn=drawn, repeated=repeated, bare_bars=bare_bars)
     try:
-        words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=rect)]
+        words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=labels or rect)]
     except Exception:
         words = []
     if len(words) < 4 and ocr:

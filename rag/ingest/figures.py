@@ -11,9 +11,12 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.config import IngestSettings
+from rag.ingest import chartread
 from rag.ingest import crop as cropmod
+from rag.ingest.drawn import chart_of, family
 from rag.ingest import figkind
 from rag.ingest.layout import Row
+from rag.ingest.regions import vector_groups
 from rag.ingest.pdf import render
 
 CAPTION = re.compile(rf"^\s*({cropmod.FIGURE_WORDS})\s*{cropmod.FIGURE_NUMBER}\s*[:.|\-–—]?", re.I)
@@ -99,85 +102,6 @@ def _raster_regions(page: pymupdf.Page, skip: set[bytes], cfg: IngestSettings) -
     return [r for r in _union(rects, pad=10) if r.width * r.height <= 0.9 * area]
 
 
-def _varies(values: list[float]) -> bool:
-    if len(values) < 3:
-        return False
-    m = sum(values) / len(values)
-    return m > 0 and (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5 / m > 0.05
-
-
-def _is_chart(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None]:
-    """Tell a chart from table rules and shading: charts have curves, slanted lines, or bars that share
-    a baseline and differ in length (table cell shading tiles with equal row heights)."""
-    curves = diag = 0
-    fills: set = set()
-    filled: list[pymupdf.Rect] = []
-    for d in drawings:
-        if d.get("fill") is not None:
-            fills.add(tuple(round(c, 2) for c in d["fill"]))
-        for item in d["items"]:
-            op = item[0]
-            if op == "c":
-                curves += 1
-            elif op == "l":
-                p, q = item[1], item[2]
-                if abs(p.x - q.x) > 1 and abs(p.y - q.y) > 1:
-                    diag += 1
-            elif op in ("re", "qu") and d.get("fill") is not None:
-                r = pymupdf.Rect(item[1]) if op == "re" else item[1].rect
-                if r.width < 0.8 * rect.width and r.width > 1.5 and r.height > 1.5:
-                    filled.append(r)
-        # A bar drawn as a closed, filled path of horizontal/vertical lines.
-        if d.get("fill") is not None and d["items"] and all(
-                it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5) for it in d["items"]):
-            r = d["rect"]
-            if r.width < 0.8 * rect.width and r.width > 1.5 and r.height > 1.5:
-                filled.append(r)
-    if curves >= 8 and len(fills) >= 2 and _wedges(drawings):
-        return True, "pie"
-    if diag >= 6 or (curves >= 8 and len(fills) >= 2):
-        return True, _marks(drawings, rect)
-    # Vertical bars: several rects on a common bottom edge with different heights; horizontal: common left edge.
-    by_bottom: dict[int, list[pymupdf.Rect]] = {}
-    by_left: dict[int, list[pymupdf.Rect]] = {}
-    for r in filled:
-        by_bottom.setdefault(round(r.y1 / 3), []).append(r)
-        by_left.setdefault(round(r.x0 / 3), []).append(r)
-    if any(len(g) >= 3 and _varies([r.height for r in g]) for g in by_bottom.values()):
-        return True, "bar"
-    if any(len(g) >= 3 and _varies([r.width for r in g]) for g in by_left.values()):
-        return True, "bar"
-    return False, None
-
-
-def _marks(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
-    """What a plot draws: many small marks (a scatter plot) or long strokes across it (a line chart)."""
-    small = long = 0
-    for d in drawings:
-        r = d["rect"]
-        if r.width < 0.04 * rect.width and r.height < 0.04 * rect.height:
-            small += 1
-        elif d.get("fill") is None and r.width > 0.25 * rect.width and len(d["items"]) >= 3:
-            long += 1
-    if small >= 12 and small > 4 * long:
-        return "scatter"
-    return "line" if long else None
-
-
-def _wedges(drawings: list[dict]) -> bool:
-    """A pie or donut: three or more filled, curved shapes of different colours around one centre."""
-    shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d["items"])]
-    if len(shapes) < 3 or len({tuple(round(c, 2) for c in d["fill"]) for d in shapes}) < 3:
-        return False
-    union = pymupdf.Rect(shapes[0]["rect"])
-    for d in shapes[1:]:
-        union |= d["rect"]
-    centre = pymupdf.Point((union.x0 + union.x1) / 2, (union.y0 + union.y1) / 2)
-    near = [d for d in shapes if min(abs(d["rect"].x0 - centre.x), abs(d["rect"].x1 - centre.x)) < 0.1 * union.width
-            or min(abs(d["rect"].y0 - centre.y), abs(d["rect"].y1 - centre.y)) < 0.1 * union.height]
-    return 0.6 < union.width / max(1.0, union.height) < 1.7 and len(near) >= 0.6 * len(shapes)
-
-
 def drawings_in(drawings: list[dict], rect: pymupdf.Rect) -> list[dict]:
     """The drawings of a region: inside it, or mostly inside it."""
     return [d for d in drawings
@@ -219,24 +143,54 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
     if not drawings or len(drawings) > 5000:
         return []
     try:
-        clusters = page.cluster_drawings(drawings=drawings, x_tolerance=20, y_tolerance=10)
+        if len(drawings) <= 1500:
+            prose = [ln.rect for ln in cropmod.text_lines(page) if ln.prose]
+            clusters = vector_groups(drawings, prose)
+        else:  # a page of thousands of shapes (a map, a dense plot): PyMuPDF's clustering, in C
+            clusters = _union(page.cluster_drawings(drawings=drawings, x_tolerance=20, y_tolerance=10), pad=4)
     except Exception:
         return []
     out = []
-    for rect in _union([c for c in clusters], pad=4):
+    words = None
+    for rect in clusters:
         rect &= page.rect
-        if rect.width < cfg.min_figure_pt * 1.5 or rect.height < cfg.min_figure_pt:
+        if rect.width < cfg.min_figure_pt * 0.5 or rect.height < cfg.min_figure_pt * 0.25:
             continue
         if rect.width * rect.height > 0.85 * area:
             continue
         # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own.
         if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area()) for t in taken):
             continue
-        ok, chart_type = _is_chart(drawings_in(drawings, rect), rect)
-        # Bars are the weak signal (shaded table cells look alike): then the text must not be a table.
-        if ok and (chart_type != "bar" or not _looks_like_table(rect, rows)):
-            out.append((_grow_to_labels(rect, rows), chart_type))
+        inside = drawings_in(drawings, rect)
+        ok, chart_type = chart_of(inside, rect)
+        if not ok:
+            continue
+        # Bars are the weak signal (shaded table cells look alike): then the text must not be a table, unless
+        # the bars hold no words (a table's shaded cells hold its labels; a chart's bars at most a value).
+        if family(chart_type) == "bar" and _looks_like_table(rect, rows):
+            words = words if words is not None else _words(page)
+            if _shapes_hold_words(inside, words):
+                continue
+        grown = _grow_to_labels(rect, rows)
+        # a small chart is still a chart (a rating's three bars, one 100% bar): its labels make up its size
+        if grown.width >= cfg.min_figure_pt * 0.75 and grown.height >= cfg.min_figure_pt * 0.4:
+            out.append((grown, chart_type))
     return out
+
+
+def _words(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    """The boxes of the page's words of three letters or more."""
+    try:
+        return [pymupdf.Rect(w[:4]) for w in page.get_text("words") if sum(c.isalpha() for c in w[4]) >= 3]
+    except Exception:
+        return []
+
+
+def _shapes_hold_words(drawings: list[dict], words: list[pymupdf.Rect]) -> bool:
+    """A third or more of the filled shapes hold a word: table cells, not bars."""
+    filled = [d["rect"] for d in drawings if d.get("fill") is not None and d["rect"].width > 3 and d["rect"].height > 3]
+    holding = sum(1 for r in filled if any(r.contains(w) for w in words))
+    return bool(filled) and holding >= max(1, len(filled) / 3)
 
 
 def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
@@ -326,7 +280,7 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
         display = cropmod.display_crop(page, rect, kind == "raster", lines, drawings,
                                        [r[0] for r in regions if r[0] != rect])
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
-                         display)
+                         display, drawings)
         if fig is not None:
             figures.append(fig)
     return figures
@@ -349,20 +303,48 @@ def crop_zoom(clip: pymupdf.Rect, cfg: IngestSettings) -> float:
     return max(cfg.figure_dpi / 72, 2 * DISPLAY_WIDTH_PX / max(clip.width, 1.0))
 
 
+def _words_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
+    """The words whose middle lies inside the rectangle, in reading order (not the whole lines it touches)."""
+    try:
+        words = page.get_text("words", sort=True)
+    except Exception:
+        return ""
+    return " ".join(w[4] for w in words if pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in rect)
+
+
 def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     """A label set in the same row as its neighbours' labels: the band just below or above the region."""
     for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
                  pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):
-        t = _text_inside(page, band & page.rect)
+        t = _words_inside(page, band & page.rect)
         if 1 <= len(t.split()) <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") \
                 and not t[:1].islower():
             return t
     return ""
 
 
+def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[dict] | None,
+                caption: str, cfg: IngestSettings) -> dict:
+    """A chart's reading (rag/ingest/chartread.py) from the words inside its display crop: the text layer, else the
+    OCR lines of the region's image, placed back on the page."""
+    try:
+        words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=clip)]
+        lines = page.get_text("dict", clip=clip)["blocks"]
+    except Exception:
+        words, lines = [], []
+    rotated = [" ".join(s["text"] for s in ln["spans"]).strip() for b in lines for ln in b.get("lines", [])
+               if abs(ln.get("dir", (1, 0))[0]) < 0.5]
+    if len(words) < 4 and ocr_lines:
+        region = crop_of(page, rect)
+        z = crop_zoom(region, cfg)
+        words = [(region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z, t)
+                 for x0, y0, x1, y1, t in figkind.ocr_words(ocr_lines)]
+    return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4])
+
+
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
                number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
-               ocr, display: pymupdf.Rect) -> Figure | None:
+               ocr, display: pymupdf.Rect, drawings: list[dict] | None = None) -> Figure | None:
     """One region rendered, read (its text layer, else OCR) and classified, and shown as its display crop
     (rag/ingest/crop.py); None when it is a duplicate."""
     clip = display if not display.is_empty else crop_of(page, rect)
@@ -384,10 +366,18 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     if lines:
         text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
     drawn = (drawn or "curve") if kind == "vector" else None
-    sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines)
+    bare = kind == "vector" and family(drawn) == "bar" and not _shapes_hold_words(drawings_in(drawings or [], rect),
+                                                                                  _words(page))
+    sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines, bare_bars=bare,
+                             labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
     k = figkind.classify(sig, caption + " " + text)
+    signals = sig.to_json()
+    if k.kind == "chart":
+        signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg)
+        said = chartread.reading_text(signals["reading"])
+        text = f"{said}\n{text}" if said else text
     return Figure(page_no, tuple(round(v, 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,
                   caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
                   chart_type=k.chart_type, number=number, figure_kind=k.kind,
-                  kind_why="; ".join(k.why), signals=sig.to_json(),
+                  kind_why="; ".join(k.why), signals=signals,
                   crop=tuple(round(v, 1) for v in clip))

@@ -11,6 +11,7 @@ import pymupdf
 from rag.config import Settings
 from rag.ingest import crop as cropmod
 from rag.ingest import figkind, layout
+from rag.ingest.drawn import chart_of
 from rag.ingest import figures as figmod
 from rag.ingest.ocr import ocr_image
 from rag.ingest.pdf import render
@@ -22,7 +23,7 @@ def _drawn(page: pymupdf.Page, rect: pymupdf.Rect) -> str | None:
         drawings = figmod.drawings_in(page.get_drawings(), rect)
     except Exception:
         return "curve"
-    ok, chart_type = figmod._is_chart(drawings, rect)
+    ok, chart_type = chart_of(drawings, rect)
     return (chart_type or "curve") if ok else "curve"
 
 

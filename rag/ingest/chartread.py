@@ -1,0 +1,212 @@
+"""What a chart says, read at ingestion from its words and shapes: its title, legend entries, axis titles and the
+values printed on it, each tied to its category or series when the layout shows it ("Scope 1: 1,050 t (8.0%)").
+
+Words come from the text layer inside the chart's crop, or from OCR for an image without one. Words set on one
+baseline close together form a phrase. A phrase of a label and a value is a pair as printed ("Scope 1 1,050 t").
+A value printed alone belongs to the nearest label in its column (a value over a bar and the category under it)
+or its row (a bar's label at its left), never to a tick of an axis (numbers stepping evenly along a line). When
+the value sits on a coloured shape (a bar segment, a wedge) whose colour a legend swatch names, that series is
+named too. Nothing here knows a word of any language: it reads types (numbers, periods, units) and places."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+from rag.ingest.figkind import number_value, progression
+
+__all__ = ["Phrase", "read_chart", "reading_text"]
+
+# a printed value: a number with its sign, currency, separators, percent or parenthesis
+_VALUE = re.compile(r"^[(\-–−+]?[$€£¥]?\d[\d,.' ]*(?:%|[kKmMbBT]|bn|mn|Mio|Mrd)?\)?[%*]?$")
+_YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^(?:FY|Q[1-4]|H[12])\s?'?\d{2}$", re.I)
+_UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
+_SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
+MAX_VALUES = 40
+MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
+
+
+@dataclass
+class Phrase:
+    rect: pymupdf.Rect
+    words: list[str]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+def _phrases(words: list[tuple[float, float, float, float, str]]) -> list[Phrase]:
+    """Words on one baseline, each within one and a half character heights of the last: one phrase."""
+    out: list[Phrase] = []
+    for x0, y0, x1, y1, t in sorted(words, key=lambda w: (round((w[1] + w[3]) / 2), w[0])):
+        h = max(1.0, y1 - y0)
+        for p in reversed(out[-6:]):
+            ph = max(1.0, p.rect.height)
+            if abs((p.rect.y0 + p.rect.y1) / 2 - (y0 + y1) / 2) < 0.45 * max(h, ph) and 0 <= x0 - p.rect.x1 < 1.2 * h:
+                p.words.append(t)
+                p.rect |= pymupdf.Rect(x0, y0, x1, y1)
+                break
+        else:
+            out.append(Phrase(pymupdf.Rect(x0, y0, x1, y1), [t]))
+    return out
+
+
+def _is_value(t: str) -> bool:
+    return bool(_VALUE.match(t)) and not _YEAR.match(t.strip("()"))
+
+
+def _unit(t: str) -> bool:
+    """A unit or scale after a value: short (t, m, bn, MWh, EUR), with a digit (tCO2e, m²), a symbol, a parenthesised
+    share "(8.0%)", or a scale word."""
+    t = t.strip(".,;:")
+    return bool(len(t) <= 3 or re.search(r"\d|[%‰€$£/²³]", t) or _SCALE.match(t)) and not _YEAR.match(t)
+
+
+def _split(p: Phrase) -> tuple[str, str]:
+    """(label, value) of a phrase. The value starts at its first number that is not part of the label (a year, or
+    a small whole number right after a word and before another number: "Scope 1 1,050 t") and takes the units
+    after it; the label is what comes before, else the words after ("474 Sweden")."""
+    w = p.words
+    for i, t in enumerate(w):
+        if not _is_value(t):
+            continue
+        small = re.fullmatch(r"\d{1,2}", t) and i > 0 and re.search(r"[A-Za-z]", w[i - 1]) \
+            and any(_is_value(x) for x in w[i + 1:])
+        if small:
+            continue
+        j = i + 1
+        while j < len(w) and j - i <= 3 and (_is_value(w[j]) or _unit(w[j])):
+            j += 1
+        label = " ".join(w[:i]).strip(" :–-") or " ".join(w[j:]).strip(" :–-")
+        return label, " ".join(w[i:j])
+    return " ".join(w), ""
+
+
+def _ticks(phrases: list[Phrase]) -> set[int]:
+    """Phrases that are an axis's tick labels: lone numbers stepping evenly down a column or along a line."""
+    lone = [(i, p, v) for i, p in enumerate(phrases) if len(p.words) == 1 and _is_value(p.words[0])
+            and (v := number_value(p.words[0])) is not None]
+    out: set[int] = set()
+    for axis in ("col", "row"):
+        groups: list[list] = []
+        key = (lambda e: e[1].rect.x1) if axis == "col" else (lambda e: (e[1].rect.y0 + e[1].rect.y1) / 2)
+        for e in sorted(lone, key=key):
+            if groups and abs(key(e) - key(groups[-1][-1])) <= 3:
+                groups[-1].append(e)
+            else:
+                groups.append([e])
+        for g in groups:
+            g.sort(key=(lambda e: e[1].rect.y0) if axis == "col" else (lambda e: e[1].rect.x0))
+            if len(g) >= 3 and progression([e[2] for e in g]):
+                out |= {e[0] for e in g}
+    return out
+
+
+def _gap(a: pymupdf.Rect, b: pymupdf.Rect) -> tuple[float, float]:
+    return max(a.x0 - b.x1, b.x0 - a.x1, 0.0), max(a.y0 - b.y1, b.y0 - a.y1, 0.0)
+
+
+def _nearest_label(v: Phrase, labels: list[Phrase], reach: float) -> Phrase | None:
+    """The label of a value printed alone: a category under it in its column (a value over a bar, the category
+    under the bar) or at its left in its row (a horizontal bar's label); a label above or at the right counts
+    three times its distance; a label in neither its column nor its row only within reach."""
+    best, best_d = None, math.inf
+    for lab in labels:
+        gx, gy = _gap(v.rect, lab.rect)
+        if gx == 0 and gy > 0:
+            d = gy if lab.rect.y0 >= v.rect.y1 - 1 else 3 * gy
+        elif gy == 0 and gx > 0:
+            d = gx if lab.rect.x1 <= v.rect.x0 + 1 else 3 * gx
+        elif gx == 0 and gy == 0:
+            d = 0.0
+        else:
+            d = math.hypot(gx, gy) * 2
+            if d > reach:
+                continue
+        if d < best_d:
+            best, best_d = lab, d
+    return best
+
+
+def _swatches(drawings: list[dict], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
+    """Small filled squares or discs: a legend's colour keys."""
+    out = []
+    for d in drawings:
+        r, fill = d["rect"], d.get("fill")
+        if fill is None or not crop.contains(r) or not (2 <= r.width <= 14 and 2 <= r.height <= 14):
+            continue
+        if 0.6 <= r.width / max(r.height, 0.1) <= 1.7:
+            out.append((pymupdf.Rect(r), tuple(round(c, 2) for c in fill)))
+    return out
+
+
+def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -> dict[tuple, str]:
+    """colour → the label set just right of its swatch."""
+    out: dict[tuple, str] = {}
+    for r, colour in swatches:
+        right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
+                 < max(4.0, p.rect.height * 0.6)]
+        if right:
+            label, _ = _split(min(right, key=lambda p: p.rect.x0))
+            if label and re.search(r"[A-Za-z]", label):
+                out.setdefault(colour, label)
+    return out
+
+
+def _series_at(v: Phrase, drawings: list[dict], legend: dict[tuple, str]) -> str:
+    """The legend's name for the colour of the shape the value sits on or just above."""
+    if not legend:
+        return ""
+    c = pymupdf.Point((v.rect.x0 + v.rect.x1) / 2, (v.rect.y0 + v.rect.y1) / 2)
+    below = pymupdf.Point(c.x, v.rect.y1 + 3)
+    for d in reversed(drawings):
+        fill = d.get("fill")
+        if fill is None or d["rect"].width > 400:
+            continue
+        colour = tuple(round(x, 2) for x in fill)
+        if colour in legend and (c in d["rect"] or below in d["rect"]):
+            return legend[colour]
+    return ""
+
+
+def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[dict], title: str = "",
+               rotated: list[str] | None = None) -> dict:
+    """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
+    crop (page coordinates) and the page's drawings."""
+    phrases = _phrases(words)
+    ticks = _ticks(phrases)
+    crop = pymupdf.Rect()
+    for p in phrases:
+        crop |= p.rect
+    legend = _legend(phrases, _swatches(drawings, crop + (-2, -2, 2, 2))) if phrases else {}
+    # a category's label: short, not the chart's title
+    labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
+              and len(p.words) <= 6 and not (title and p.text in title)]
+    reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
+    values = []
+    for i, p in enumerate(phrases):
+        label, value = _split(p)
+        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS:
+            continue
+        series = _series_at(p, drawings, legend)
+        if not label:
+            near = _nearest_label(p, [lab for lab in labels if lab.text != series], reach)
+            label = near.text if near else ""
+        if series and series not in label:
+            label = f"{series}, {label}" if label else series
+        values.append({"label": label, "value": value})
+        if len(values) >= MAX_VALUES:
+            break
+    return {"title": title, "legend": list(dict.fromkeys(legend.values())), "axes": rotated or [], "values": values}
+
+
+def reading_text(reading: dict | None) -> str:
+    """The reading as one line a search and an answer can read: "Scope 1: 1,050 t (8.0%); Scope 2: 420 t"."""
+    if not reading:
+        return ""
+    pairs = [f"{v['label']}: {v['value']}" if v["label"] else v["value"] for v in reading.get("values", [])]
+    return "; ".join(pairs)

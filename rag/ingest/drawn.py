@@ -1,0 +1,241 @@
+"""What a region's vector drawings draw: a chart (and which type) or not, read from the geometry alone.
+
+- **pie / donut**: three or more filled, curved shapes of different colours around one centre. A pie's wedges meet at
+  the centre; a donut's do not (a ring), or a disc of another colour covers the centre. A ring of thick arcs drawn as
+  strokes is a donut too.
+- **bar / stacked_bar / waterfall**: filled rectangles. Bars stand on a common baseline (or start from a common left
+  edge) with different lengths; stacked bars are columns of touching segments of different colours; a waterfall's
+  bars float, each starting where the one before it ends.
+- **line / area / scatter**: long strokes across the plot, filled polygons under them, or many small marks.
+
+Table rules and cell shading draw rectangles too, but of equal heights and without a baseline of varying bars."""
+
+from __future__ import annotations
+
+import math
+
+import pymupdf
+
+__all__ = ["FAMILY", "chart_of", "family"]
+
+# a chart type's family: what the classifier and the crop treat alike
+FAMILY = {"pie": "pie", "donut": "pie", "bar": "bar", "stacked_bar": "bar", "waterfall": "bar", "line": "line",
+          "area": "line", "scatter": "scatter"}
+
+
+def family(chart_type: str | None) -> str | None:
+    return FAMILY.get(chart_type or "", chart_type)
+
+
+def _colour(d: dict) -> tuple | None:
+    c = d.get("fill")
+    return tuple(round(v, 2) for v in c) if c is not None else None
+
+
+def _points(d: dict) -> list[pymupdf.Point]:
+    out: list[pymupdf.Point] = []
+    for it in d["items"]:
+        if it[0] in ("l", "c"):
+            out += [p for p in it[1:] if isinstance(p, pymupdf.Point)]
+        elif it[0] == "re":
+            r = pymupdf.Rect(it[1])
+            out += [r.tl, r.br, r.tr, r.bl]
+        elif it[0] == "qu":
+            q = it[1]
+            out += [q.ul, q.ur, q.ll, q.lr]
+    return out
+
+
+def _ring_or_pie(drawings: list[dict]) -> str | None:
+    """'pie', 'donut' or None: filled curved shapes of three or more colours around one centre, or thick arcs."""
+    shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d["items"])]
+    arcs = [d for d in drawings if d.get("fill") is None and any(it[0] == "c" for it in d["items"])
+            and (d.get("width") or 0) >= 3]
+    for group, ring in ((shapes, False), (arcs, True)):
+        if len(group) < 2:
+            continue
+        colours = {_colour(d) if not ring else tuple(round(v, 2) for v in (d.get("color") or ())) for d in group}
+        if len(colours) < 2:
+            continue
+        union = pymupdf.Rect(group[0]["rect"])
+        for d in group[1:]:
+            union |= d["rect"]
+        if not 0.6 < union.width / max(1.0, union.height) < 1.7:
+            continue
+        centre = pymupdf.Point((union.x0 + union.x1) / 2, (union.y0 + union.y1) / 2)
+        radius = max(union.width, union.height) / 2
+        tol = 0.1 * max(union.width, union.height)
+        near = [d for d in group if centre in d["rect"] + (-tol, -tol, tol, tol)]  # each shape reaches the centre
+        if len(near) < 0.6 * len(group):
+            continue
+        if ring:
+            return "donut"
+        wedges = [d for d in group if not all(it[0] == "c" for it in d["items"])] or group
+        closest = min((math.dist((p.x, p.y), (centre.x, centre.y)) for d in wedges for p in _points(d)),
+                      default=radius)
+        if closest > 0.25 * radius or _covered_centre(drawings, wedges, centre, radius):
+            return "donut"  # two colours make a ring (a share of a whole); a pie needs three
+        if len(colours) >= 3:
+            return "pie"
+    return None
+
+
+def _covered_centre(drawings: list[dict], wedges: list[dict], centre: pymupdf.Point, radius: float) -> bool:
+    """A disc of another colour drawn over the wedges' centre: a donut drawn as a pie with a hole painted on."""
+    last = max(i for i, d in enumerate(drawings) if any(d is w for w in wedges))
+    colours = {_colour(w) for w in wedges}
+    for d in drawings[last + 1:]:
+        r = d["rect"]
+        if d.get("fill") is None or _colour(d) in colours or not any(it[0] == "c" for it in d["items"]):
+            continue
+        c = pymupdf.Point((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2)
+        if math.dist((c.x, c.y), (centre.x, centre.y)) < 0.1 * radius and 0.25 * radius < r.width / 2 < 0.9 * radius:
+            return True
+    return False
+
+
+def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple | None]]:
+    """Filled rectangles narrower than the region: drawn as rectangles, or as closed paths of straight edges."""
+    out = []
+    for d in drawings:
+        if d.get("fill") is None:
+            continue
+        colour = _colour(d)
+        for it in d["items"]:
+            if it[0] in ("re", "qu"):
+                r = pymupdf.Rect(it[1]) if it[0] == "re" else it[1].rect
+                if 1.5 < r.width < 0.8 * rect.width and r.height > 1.5:
+                    out.append((r, colour))
+        if d["items"] and all(it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5)
+                              for it in d["items"]):
+            r = d["rect"]
+            if 1.5 < r.width < 0.8 * rect.width and r.height > 1.5:
+                out.append((pymupdf.Rect(r), colour))
+    return out
+
+
+def _varies(values: list[float]) -> bool:
+    if len(values) < 3:
+        return False
+    m = sum(values) / len(values)
+    return m > 0 and (sum((v - m) ** 2 for v in values) / len(values)) ** 0.5 / m > 0.05
+
+
+def _bar_group(g: list[tuple[pymupdf.Rect, tuple | None]], vertical: bool) -> bool:
+    """Bars on one baseline: three or more of different lengths, or two of one thickness, one clearly longer."""
+    lengths = [r.height if vertical else r.width for r, _ in g]
+    if len(g) >= 3:
+        return _varies(lengths)
+    thick = [r.width if vertical else r.height for r, _ in g]
+    return len(g) == 2 and abs(thick[0] - thick[1]) < 0.5 and max(lengths) >= 1.15 * min(lengths) \
+        and max(thick) <= 2 * max(lengths)
+
+
+def _stacks(bars: list[tuple[pymupdf.Rect, tuple | None]], vertical: bool) -> int:
+    """How many columns (rows, for horizontal bars) are stacks: two or more touching segments of different
+    colours sharing one span."""
+    def span(r):
+        return (round(r.x0), round(r.x1)) if vertical else (round(r.y0), round(r.y1))
+    cols: dict[tuple[int, int], list] = {}
+    for r, c in bars:
+        cols.setdefault(span(r), []).append((r, c))
+    n = 0
+    for segs in cols.values():
+        if len(segs) < 2 or len({c for _, c in segs}) < 2:
+            continue
+        segs.sort(key=lambda s: s[0].y0 if vertical else s[0].x0)
+        touching = sum(1 for a, b in zip(segs, segs[1:], strict=False)
+                       if abs((b[0].y0 - a[0].y1) if vertical else (b[0].x0 - a[0].x1)) < 1.5)
+        n += touching >= len(segs) - 1
+    return n
+
+
+def _one_long_stack(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> bool:
+    """One bar of two or more touching segments of different colours, long and thin: a 100% bar."""
+    if not 2 <= len(bars) <= 12 or len({c for _, c in bars}) < 2:
+        return False
+    whole = pymupdf.Rect(bars[0][0])
+    for r, _ in bars[1:]:
+        whole |= r
+    long_side, short_side = max(whole.width, whole.height), min(whole.width, whole.height)
+    horizontal = whole.width >= whole.height
+    same = all(abs((r.y0 - whole.y0) if horizontal else (r.x0 - whole.x0)) < 1 and
+               abs((r.y1 - whole.y1) if horizontal else (r.x1 - whole.x1)) < 1 for r, _ in bars)
+    covered = sum(r.width if horizontal else r.height for r, _ in bars)
+    return same and long_side >= 4 * short_side and covered >= 0.95 * long_side
+
+
+def _waterfall(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> bool:
+    """Four or more bars of one width side by side, most of them starting at the level where the previous ends."""
+    ordered = sorted((r for r, _ in bars), key=lambda r: r.x0)
+    if len(ordered) < 4 or len({round(r.width) for r in ordered}) > 2:
+        return False
+    chained = sum(1 for a, b in zip(ordered, ordered[1:], strict=False)
+                  if min(abs(b.y1 - a.y0), abs(b.y0 - a.y1), abs(b.y1 - a.y1), abs(b.y0 - a.y0)) < 1.0
+                  and not (abs(b.y1 - a.y1) < 1.0))
+    bottoms = {round(r.y1) for r in ordered}
+    return chained >= 0.6 * (len(ordered) - 1) and len(bottoms) >= 0.5 * len(ordered)
+
+
+def _bars(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+    bars = _filled_rects(drawings, rect)
+    by_bottom: dict[int, list] = {}
+    by_left: dict[int, list] = {}
+    for r, c in bars:
+        by_bottom.setdefault(round(r.y1 / 3), []).append((r, c))
+        by_left.setdefault(round(r.x0 / 3), []).append((r, c))
+    vertical = [g for g in by_bottom.values() if _bar_group(g, True)]
+    horizontal = [g for g in by_left.values() if _bar_group(g, False)]
+    if _stacks(bars, True) >= 2 or _stacks(bars, False) >= 2 or _one_long_stack(bars):
+        # stacks of segments: the bottom segments share a baseline (or left edge), the rest float
+        return "stacked_bar"
+    if vertical or horizontal:
+        return "bar"
+    if _waterfall(bars):
+        return "waterfall"
+    return None
+
+
+def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+    """Lines, areas or marks: long polylines, filled polygons across the plot, or many small marks."""
+    small = long = area = 0
+    for d in drawings:
+        r = d["rect"]
+        lines = sum(1 for it in d["items"] if it[0] in ("l", "c"))
+        if r.width < 0.04 * rect.width and r.height < 0.04 * rect.height:
+            small += 1
+        elif d.get("fill") is None and r.width > 0.25 * rect.width and len(d["items"]) >= 3:
+            long += 1
+        elif d.get("fill") is not None and r.width > 0.25 * rect.width and lines >= 6 and any(
+                it[0] == "l" and abs(it[1].x - it[2].x) > 1 and abs(it[1].y - it[2].y) > 1 for it in d["items"]):
+            area += 1
+    if small >= 12 and small > 4 * (long + area):
+        return "scatter"
+    if area and area >= long / 2:
+        return "area"
+    return "line" if long else None
+
+
+def chart_of(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None]:
+    """(a chart?, its type) from a region's drawings: curves, slanted lines, wedges, or bars."""
+    curves = diag = 0
+    fills: set = set()
+    for d in drawings:
+        if d.get("fill") is not None:
+            fills.add(_colour(d))
+        for item in d["items"]:
+            if item[0] == "c":
+                curves += 1
+            elif item[0] == "l":
+                p, q = item[1], item[2]
+                if abs(p.x - q.x) > 1 and abs(p.y - q.y) > 1:
+                    diag += 1
+    round_type = _ring_or_pie(drawings) if curves >= 4 else None
+    if round_type:
+        return True, round_type
+    bar = _bars(drawings, rect)
+    if bar:
+        return True, bar
+    if diag >= 6 or (curves >= 8 and len(fills) >= 2):
+        return True, _strokes(drawings, rect)
+    return False, None
