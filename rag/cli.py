@@ -424,7 +424,7 @@ def _add_filter_args(s: argparse.ArgumentParser) -> None:
 def cmd_figures(args) -> int:
     settings = _settings(args)
     store = _store(args, settings)
-    from rag.ingest.refigure import reclassify, recrop
+    from rag.ingest.refigure import reclassify, recrop, reread
 
     def progress(done: int, total: int) -> None:
         print(f"\r{done}/{total}", end="", file=sys.stderr)
@@ -437,8 +437,14 @@ def cmd_figures(args) -> int:
         n = recrop(store, settings, progress=progress)
         print(f"\ncropped {n['figures']} figures in {n['documents']} documents again"
               + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
-    if not (args.reclassify or args.recrop):
-        print("error: say what to do: --reclassify, --recrop or both", file=sys.stderr)
+    if args.reread:
+        embedder = _embedder(settings)
+        embedder.load()
+        n = reread(store, embedder, settings, progress=progress)
+        print(f"\nread {n['figures']} figures of {n['documents']} documents again"
+              + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+    if not (args.reclassify or args.recrop or args.reread):
+        print("error: say what to do: --reread, --reclassify, --recrop (or several)", file=sys.stderr)
         return 2
     return 0
 
@@ -450,11 +456,13 @@ def _add_redetect_parser(sub) -> None:
 
 
 def _add_figures_parser(sub) -> None:
-    s = sub.add_parser("figures", help="read stored figures again from their PDFs: their kind, their crop")
+    s = sub.add_parser("figures", help="read stored figures again from their PDFs: all of them, their kind, their crop")
     s.add_argument("--reclassify", action="store_true",
                    help="each figure's kind (chart, table, photo …) with the current classifier")
     s.add_argument("--recrop", action="store_true",
                    help="each figure's crop: graphic, labels and caption or title, without prose or neighbours")
+    s.add_argument("--reread", action="store_true",
+                   help="find, crop, classify and read every document's figures again (after the finder changed)")
     s.set_defaults(fn=cmd_figures)
 
 

@@ -40,13 +40,13 @@ class Phrase:
 
 
 def _phrases(words: list[tuple[float, float, float, float, str]]) -> list[Phrase]:
-    """Words on one baseline, each within one and a half character heights of the last: one phrase."""
+    """Words on one baseline, each within a character height of the last: one phrase."""
     out: list[Phrase] = []
     for x0, y0, x1, y1, t in sorted(words, key=lambda w: (round((w[1] + w[3]) / 2), w[0])):
         h = max(1.0, y1 - y0)
         for p in reversed(out[-6:]):
             ph = max(1.0, p.rect.height)
-            if abs((p.rect.y0 + p.rect.y1) / 2 - (y0 + y1) / 2) < 0.45 * max(h, ph) and 0 <= x0 - p.rect.x1 < 1.2 * h:
+            if abs((p.rect.y0 + p.rect.y1) / 2 - (y0 + y1) / 2) < 0.45 * max(h, ph) and -1 <= x0 - p.rect.x1 < 1.0 * h:
                 p.words.append(t)
                 p.rect |= pymupdf.Rect(x0, y0, x1, y1)
                 break
@@ -137,7 +137,7 @@ def _swatches(drawings: list[dict], crop: pymupdf.Rect) -> list[tuple[pymupdf.Re
     out = []
     for d in drawings:
         r, fill = d["rect"], d.get("fill")
-        if fill is None or not crop.contains(r) or not (2 <= r.width <= 14 and 2 <= r.height <= 14):
+        if fill is None or not crop.contains(r) or not (2 <= r.width <= 20 and 2 <= r.height <= 20):
             continue
         if 0.6 <= r.width / max(r.height, 0.1) <= 1.7:
             out.append((pymupdf.Rect(r), tuple(round(c, 2) for c in fill)))
@@ -174,23 +174,25 @@ def _series_at(v: Phrase, drawings: list[dict], legend: dict[tuple, str]) -> str
 
 
 def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[dict], title: str = "",
-               rotated: list[str] | None = None) -> dict:
+               rotated: list[str] | None = None, region: pymupdf.Rect | None = None) -> dict:
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
-    crop (page coordinates) and the page's drawings."""
+    crop `region` (page coordinates) and the page's drawings."""
     phrases = _phrases(words)
     ticks = _ticks(phrases)
-    crop = pymupdf.Rect()
+    crop = pymupdf.Rect(region) if region is not None else pymupdf.Rect()
     for p in phrases:
         crop |= p.rect
     legend = _legend(phrases, _swatches(drawings, crop + (-2, -2, 2, 2))) if phrases else {}
-    # a category's label: short, not the chart's title
+    names = {n.lower() for n in legend.values()}
+    # a category's label: short, not the chart's title, not a legend entry
     labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
-              and len(p.words) <= 6 and not (title and p.text in title)]
+              and len(p.words) <= 6 and not (title and p.text.lower() in title.lower())
+              and _split(p)[0].lower() not in names]
     reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
     values = []
     for i, p in enumerate(phrases):
         label, value = _split(p)
-        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS:
+        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or (title and p.text.lower() in title.lower()):
             continue
         series = _series_at(p, drawings, legend)
         if not label:

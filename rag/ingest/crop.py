@@ -279,7 +279,7 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
         for i in _panel_labels(panel, graphic, lines, others, taken):
             taken.add(i)
             box |= lines[i].rect
-    cap = _caption(box, lines, taken)
+    cap = _caption(box if panel is None else box | panel, lines, taken)  # a caption under the panel
     title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else _title(page.rect, box, lines, taken | set(cap))
     if panel is not None:  # a chart on a panel: its title is on the panel too
         title = [i for i in title if panel.contains(lines[i].rect)]
@@ -289,8 +289,11 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     walls = [ln.rect for i, ln in enumerate(lines) if i not in taken and i not in cap and i not in title]
     walls += others
     crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
-    if panel is not None:  # what belongs to a chart on a panel is on the panel
-        crop &= panel + (-MARGIN, -MARGIN, MARGIN, MARGIN)
+    if panel is not None:  # what belongs to a chart on a panel is on the panel, but for its caption
+        bound = panel + (-MARGIN, -MARGIN, MARGIN, MARGIN)
+        for i in cap:
+            bound |= lines[i].rect + (-MARGIN, -MARGIN, MARGIN, MARGIN)
+        crop &= bound
     return crop & page.rect
 
 

@@ -123,12 +123,15 @@ def _varies(values: list[float]) -> bool:
 
 def _bar_group(g: list[tuple[pymupdf.Rect, tuple | None]], vertical: bool) -> bool:
     """Bars on one baseline: three or more of different lengths, or two of one thickness, one clearly longer."""
+    g = list({(round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)): (r, c) for r, c in g}.values())
     lengths = [r.height if vertical else r.width for r, _ in g]
+    thick = [r.width if vertical else r.height for r, _ in g]
+    if max(lengths, default=0) < 1.5 * sorted(thick)[len(thick) // 2] if thick else True:
+        return False  # marks and icons: no bar is much longer than bars are thick
     if len(g) >= 3:
         return _varies(lengths)
-    thick = [r.width if vertical else r.height for r, _ in g]
     return len(g) == 2 and abs(thick[0] - thick[1]) < 0.5 and max(lengths) >= 1.15 * min(lengths) \
-        and max(thick) <= 2 * max(lengths)
+        and max(lengths) >= 1.5 * max(thick)
 
 
 def _stacks(bars: list[tuple[pymupdf.Rect, tuple | None]], vertical: bool) -> int:
@@ -151,18 +154,26 @@ def _stacks(bars: list[tuple[pymupdf.Rect, tuple | None]], vertical: bool) -> in
 
 
 def _one_long_stack(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> bool:
-    """One bar of two or more touching segments of different colours, long and thin: a 100% bar."""
-    if not 2 <= len(bars) <= 12 or len({c for _, c in bars}) < 2:
-        return False
-    whole = pymupdf.Rect(bars[0][0])
-    for r, _ in bars[1:]:
-        whole |= r
-    long_side, short_side = max(whole.width, whole.height), min(whole.width, whole.height)
-    horizontal = whole.width >= whole.height
-    same = all(abs((r.y0 - whole.y0) if horizontal else (r.x0 - whole.x0)) < 1 and
-               abs((r.y1 - whole.y1) if horizontal else (r.x1 - whole.x1)) < 1 for r, _ in bars)
-    covered = sum(r.width if horizontal else r.height for r, _ in bars)
-    return same and long_side >= 4 * short_side and covered >= 0.95 * long_side
+    """One bar of two or more touching segments of different colours, long and thin (a 100% bar), among the
+    region's shapes (its legend's swatches too)."""
+    for horizontal in (True, False):
+        bands: dict[tuple[int, int], list] = {}
+        for r, c in bars:
+            bands.setdefault((round(r.y0), round(r.y1)) if horizontal else (round(r.x0), round(r.x1)), []).append((r, c))
+        for segs in bands.values():
+            if len(segs) < 2 or len({c for _, c in segs}) < 2:
+                continue
+            segs.sort(key=lambda s: s[0].x0 if horizontal else s[0].y0)
+            # touching or overlapping (a segment drawn over an underlay of another colour)
+            touching = all(((b[0].x0 - a[0].x1) if horizontal else (b[0].y0 - a[0].y1)) < 1.5
+                           for a, b in zip(segs, segs[1:], strict=False))
+            whole = pymupdf.Rect(segs[0][0])
+            for r, _ in segs[1:]:
+                whole |= r
+            long_side, short_side = (whole.width, whole.height) if horizontal else (whole.height, whole.width)
+            if touching and long_side >= 4 * short_side:
+                return True
+    return False
 
 
 def _waterfall(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> bool:
@@ -196,6 +207,16 @@ def _bars(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     return None
 
 
+def _area_shape(d: dict) -> bool:
+    """A filled polygon over a baseline: slanted edges on top, and one straight horizontal edge along its whole
+    bottom (an area chart's series filled down to the axis, or stacked on the one below)."""
+    r = d["rect"]
+    slanted = sum(1 for it in d["items"] if it[0] == "l" and abs(it[1].x - it[2].x) > 1 and abs(it[1].y - it[2].y) > 1)
+    base = any(it[0] == "l" and abs(it[1].y - it[2].y) < 0.5 and abs(it[1].x - it[2].x) > 0.9 * r.width
+               and abs(max(it[1].y, it[2].y) - r.y1) < 1 for it in d["items"])
+    return slanted >= 3 and base
+
+
 def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     """Lines, areas or marks: long polylines, filled polygons across the plot, or many small marks."""
     small = long = area = 0
@@ -206,8 +227,7 @@ def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
             small += 1
         elif d.get("fill") is None and r.width > 0.25 * rect.width and len(d["items"]) >= 3:
             long += 1
-        elif d.get("fill") is not None and r.width > 0.25 * rect.width and lines >= 6 and any(
-                it[0] == "l" and abs(it[1].x - it[2].x) > 1 and abs(it[1].y - it[2].y) > 1 for it in d["items"]):
+        elif d.get("fill") is not None and r.width > 0.25 * rect.width and lines >= 6 and _area_shape(d):
             area += 1
     if small >= 12 and small > 4 * (long + area):
         return "scatter"
@@ -236,6 +256,16 @@ def chart_of(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None
     bar = _bars(drawings, rect)
     if bar:
         return True, bar
-    if diag >= 6 or (curves >= 8 and len(fills) >= 2):
+    if diag >= 6 or (curves >= 8 and len(fills) >= 2) or any(_series(d) for d in drawings):
         return True, _strokes(drawings, rect)
     return False, None
+
+
+def _series(d: dict) -> bool:
+    """A line series: one stroked path of four or more slanted segments going on from left to right."""
+    segs = [it for it in d["items"] if it[0] == "l"]
+    if d.get("fill") is not None or len(segs) < 4 or len(segs) < len(d["items"]):
+        return False
+    forward = all(it[2].x > it[1].x + 0.5 for it in segs) or all(it[2].x < it[1].x - 0.5 for it in segs)
+    slanted = sum(1 for it in segs if abs(it[1].y - it[2].y) > 1)
+    return forward and slanted >= 3

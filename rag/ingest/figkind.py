@@ -69,6 +69,7 @@ class Kind:
     chart_type: str | None = None
     why: list[str] = field(default_factory=list)
     signals: Signals | None = None
+    reading: dict | None = None  # a chart's title, legend, axes and values (rag/ingest/chartread.py)
 
 
 def pixel_stats(png: bytes, sample: int = 128) -> tuple[int, float, float]:
@@ -206,6 +207,8 @@ def classify(s: Signals, text: str = "") -> Kind:
                                     "shaded cells full of text"])
     if s.axis:
         return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
+    if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8:
+        return Kind("table", None, ["shaded cells holding words"])
     if family(s.drawn) in ("bar", "line", "pie") and (s.numbers or family(s.drawn) == "pie" or cap == "chart"):
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:

@@ -179,7 +179,7 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
 
 
 def _words(page: pymupdf.Page) -> list[pymupdf.Rect]:
-    """The boxes of the page's words of three letters or more."""
+    """The boxes of the page's words of three letters or more (a shape holds a word whose middle it covers)."""
     try:
         return [pymupdf.Rect(w[:4]) for w in page.get_text("words") if sum(c.isalpha() for c in w[4]) >= 3]
     except Exception:
@@ -187,10 +187,15 @@ def _words(page: pymupdf.Page) -> list[pymupdf.Rect]:
 
 
 def _shapes_hold_words(drawings: list[dict], words: list[pymupdf.Rect]) -> bool:
-    """A third or more of the filled shapes hold a word: table cells, not bars."""
+    """Words set on the filled shapes: a third of the shapes hold one, or eight words or more lie on shapes (a
+    table's shaded cells and bands hold its labels; a chart's bars hold at most a value)."""
     filled = [d["rect"] for d in drawings if d.get("fill") is not None and d["rect"].width > 3 and d["rect"].height > 3]
-    holding = sum(1 for r in filled if any(r.contains(w) for w in words))
-    return bool(filled) and holding >= max(1, len(filled) / 3)
+    if not filled:
+        return False
+    middles = [(w.tl + w.br) * 0.5 for w in words]
+    holding = sum(1 for r in filled if any(m in r for m in middles))
+    on = sum(1 for m in middles if any(m in r for r in filled))
+    return holding >= max(1, len(filled) / 3) or on >= 8
 
 
 def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
@@ -272,10 +277,14 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
             merged[key] = [pymupdf.Rect(rect), kind, chart_type, caption, number]
         else:
             singles.append([rect, kind, chart_type, caption, number])
+    lines = cropmod.text_lines(page) if merged or singles else []
+    words = _words(page) if merged and singles else []
+    panels = [r for r in singles if r[1] == "raster" or not _shapes_hold_words(drawings_in(drawings, r[0]), words)]
+    singles = [r for r in singles if not any(r is p for p in panels)] + \
+        _join_panels(list(merged.values()), panels, [ln.rect for ln in lines if ln.prose])
     regions = list(merged.values()) + singles
     regions.sort(key=lambda x: -x[0].get_area())
     figures: list[Figure] = []
-    lines = cropmod.text_lines(page) if regions else []
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
         display = cropmod.display_crop(page, rect, kind == "raster", lines, drawings,
                                        [r[0] for r in regions if r[0] != rect])
@@ -284,6 +293,29 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
         if fig is not None:
             figures.append(fig)
     return figures
+
+
+def _join_panels(numbered: list[list], singles: list[list], prose: list[pymupdf.Rect]) -> list[list]:
+    """Panels of a numbered figure without a caption of their own ("Figure 3" under two stacked plots) join it:
+    aligned with it (sharing most of its width, or of its height), close, with no prose between (the caller leaves
+    out regions whose shapes hold words: a table's shaded cells). Returns the regions that joined none."""
+    left = list(singles)
+    changed = True
+    while changed and numbered:
+        changed = False
+        for s in list(left):
+            for n in numbered:
+                a, b = s[0], n[0]
+                across = min(a.x1, b.x1) - max(a.x0, b.x0) >= 0.8 * min(a.width, b.width)
+                down = min(a.y1, b.y1) - max(a.y0, b.y0) >= 0.8 * min(a.height, b.height)
+                gap = max(a.y0 - b.y1, b.y0 - a.y1) if across else max(a.x0 - b.x1, b.x0 - a.x1)
+                joined = a | b
+                if (across or down) and gap <= 40 and not any(joined.contains((p.tl + p.br) * 0.5) for p in prose):
+                    n[0] = joined
+                    left.remove(s)
+                    changed = True
+                    break
+    return left
 
 
 def crop_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
@@ -323,6 +355,17 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     return ""
 
 
+def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list[Row], png: bytes, drawn: str | None,
+                   caption: str, ocr_lines: list, drawings: list[dict], clip: pymupdf.Rect) -> figkind.Signals:
+    """A region's signals (figkind.signals_of), with what its drawings add: whether its bars hold words (a table's
+    shaded cells do), and, for a drawn chart, its words read over its crop (value and axis labels included).
+    Ingestion and re-reading stored figures both read a region through this function."""
+    bare = kind == "vector" and family(drawn) == "bar" and not _shapes_hold_words(drawings_in(drawings, rect),
+                                                                                  _words(page))
+    return figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=ocr_lines, bare_bars=bare,
+                              labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
+
+
 def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[dict] | None,
                 caption: str, cfg: IngestSettings) -> dict:
     """A chart's reading (rag/ingest/chartread.py) from the words inside its display crop: the text layer, else the
@@ -334,12 +377,14 @@ def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_
         words, lines = [], []
     rotated = [" ".join(s["text"] for s in ln["spans"]).strip() for b in lines for ln in b.get("lines", [])
                if abs(ln.get("dir", (1, 0))[0]) < 0.5]
+    prose = [ln.rect for ln in cropmod.text_lines(page) if ln.prose and ln.rect.intersects(clip)]
+    words = [w for w in words if not any(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in p for p in prose)]
     if len(words) < 4 and ocr_lines:
         region = crop_of(page, rect)
         z = crop_zoom(region, cfg)
         words = [(region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z, t)
                  for x0, y0, x1, y1, t in figkind.ocr_words(ocr_lines)]
-    return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4])
+    return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4], clip)
 
 
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
@@ -362,14 +407,13 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     seen_hashes.add(digest)
     caption = caption or _band_caption(page, rect)
     text = _text_inside(page, rect)
-    lines = ocr(png) if kind == "raster" and len(text) < 20 and ocr is not None else []
+    # an image without a text layer, or a chart whose labels are drawn as shapes: OCR reads them
+    lines = ocr(png) if (kind == "raster" or drawn in figkind.CHART_TYPES) and len(text) < 20 and ocr is not None \
+        else []
     if lines:
         text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
     drawn = (drawn or "curve") if kind == "vector" else None
-    bare = kind == "vector" and family(drawn) == "bar" and not _shapes_hold_words(drawings_in(drawings or [], rect),
-                                                                                  _words(page))
-    sig = figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=lines, bare_bars=bare,
-                             labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
+    sig = region_signals(page, rect, kind, rows, png, drawn, caption, lines, drawings or [], clip)
     k = figkind.classify(sig, caption + " " + text)
     signals = sig.to_json()
     if k.kind == "chart":

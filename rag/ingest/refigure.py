@@ -17,13 +17,9 @@ from rag.ingest.ocr import ocr_image
 from rag.ingest.pdf import render
 
 
-def _drawn(page: pymupdf.Page, rect: pymupdf.Rect) -> str | None:
+def _drawn(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     """The vector drawings' verdict for a region, as at ingestion."""
-    try:
-        drawings = figmod.drawings_in(page.get_drawings(), rect)
-    except Exception:
-        return "curve"
-    ok, chart_type = chart_of(drawings, rect)
+    ok, chart_type = chart_of(figmod.drawings_in(drawings, rect), rect)
     return (chart_type or "curve") if ok else "curve"
 
 
@@ -38,18 +34,24 @@ def page_rows(page: pymupdf.Page) -> list:
 def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: bytes, caption: str, rows: list,
                     settings: Settings) -> figkind.Kind:
     """A region's kind from the same signals as at ingestion: its page's text rows and drawings, its crop, and
-    OCR when it is an image without a text layer."""
+    OCR when it is an image without a text layer (or a drawn chart whose labels are shapes); a chart's reading is
+    in its signals' "reading"."""
     from rag.ingest.pipeline import _is_photo
 
     lines = []
     text = figmod._text_inside(page, rect)
-    if source == "raster" and settings.ingest.ocr and len(text) < 20 and not _is_photo(png):
+    drawings = figmod._drawings(page) if source == "vector" else []
+    drawn = _drawn(drawings, rect) if source == "vector" else None
+    if (source == "raster" or drawn in figkind.CHART_TYPES) and settings.ingest.ocr and len(text) < 20 \
+            and not _is_photo(png):
         lines = ocr_image(png, settings.ingest.ocr_engine)
         text = " ".join(ln.text for ln in lines)
-    drawn = _drawn(page, rect) if source == "vector" else None
-    sig = figkind.signals_of(page, rect, source, rows, png, drawn, caption=caption, ocr=lines)
+    clip = cropmod.display_crop(page, rect, source == "raster", cropmod.text_lines(page), drawings, [])
+    sig = figmod.region_signals(page, rect, source, rows, png, drawn, caption, lines, drawings, clip)
     k = figkind.classify(sig, caption + " " + text)
     k.signals = sig
+    if k.kind == "chart":
+        k.reading = figmod.read_region(page, clip, rect, lines, drawings, caption, settings.ingest)
     return k
 
 
@@ -61,8 +63,11 @@ def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_o
     rect = pymupdf.Rect(*row["bbox"])
     png = figmod.region_pixmap(page, rect, row["kind"], settings.ingest).tobytes("png")  # not the display crop
     k = classify_region(page, rect, row["kind"], png, row["caption"] or "", rows_of[row["page"]], settings)
+    signals = k.signals.to_json() if k.signals else None
+    if signals is not None and k.reading:
+        signals["reading"] = k.reading
     return {"id": row["id"], "figure_kind": k.kind, "chart_type": k.chart_type, "kind_why": "; ".join(k.why),
-            "signals": k.signals.to_json() if k.signals else None}
+            "signals": signals}
 
 
 def recrop_page(page: pymupdf.Page, rows: list[dict], settings: Settings) -> list[dict]:
@@ -119,3 +124,28 @@ def recrop(store, settings: Settings, progress=None) -> dict[str, int]:
         items = [it for p, rs in by_page.items() for it in recrop_page(doc.load_page(p - 1), rs, settings)]
         return store.admin_rpc("set_figure_images", {"items": items}) if items else 0
     return _each_document(store, progress, work)
+
+
+def reread(store, embedder, settings: Settings, progress=None) -> dict[str, int]:
+    """Every document's figures found, cropped, classified and read again from its stored PDF (after the figure
+    finder changed: new charts found, separate charts split), embedded, and written in place of the stored ones,
+    one document per transaction. Documents without their PDF keep their figures."""
+    from rag.ingest.pipeline import _figure_rows, parse_pdf
+
+    store.check_model(embedder.model_name)
+    docs = store.list_documents()
+    counts = {"documents": 0, "figures": 0, "skipped": 0}
+    for i, d in enumerate(docs, 1):
+        pdf = store.document_file(d.document_id)
+        if pdf is None:
+            counts["skipped"] += 1
+        else:
+            with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+                _, figs, _, _ = parse_pdf(doc, settings)
+            vecs = embedder.encode([f.embed_text() for f in figs]) if figs else []
+            counts["figures"] += store.admin_rpc("replace_figures", {"p_document_id": d.document_id,
+                                                                     "figures": _figure_rows(figs, vecs)})
+            counts["documents"] += 1
+        if progress:
+            progress(i, len(docs))
+    return counts

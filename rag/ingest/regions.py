@@ -6,13 +6,14 @@ the way a reader sees one figure in a bar chart's bars, axis and legend keys. Th
   a text) is a background, not a part: it is left out of the grouping, so that two charts on one panel stay two;
 - **prose**: a region never takes in a line of running text; groups are not joined across one;
 - **two charts**: two groups that are each a chart by themselves (rag/ingest/drawn.py) are joined only when they
-  nearly touch, as the halves of one chart do."""
+  nearly touch, as the halves of one chart do, or when they are bars of one chart drawn apart (two 100% bars one
+  under the other, bars on one baseline)."""
 
 from __future__ import annotations
 
 import pymupdf
 
-from rag.ingest.drawn import chart_of
+from rag.ingest.drawn import chart_of, family
 
 __all__ = ["vector_groups"]
 
@@ -45,12 +46,26 @@ def _holds(r: pymupdf.Rect, prose: list[pymupdf.Rect]) -> bool:
 
 class _Group:
     def __init__(self, rect: pymupdf.Rect, members: list[int]):
-        self.rect, self.members, self.chart = pymupdf.Rect(rect), members, None
+        self.rect, self.members = pymupdf.Rect(rect), members
+        self.chart: tuple[bool, str | None] | None = None
 
     def is_chart(self, drawings: list[dict]) -> bool:
+        return self.verdict(drawings)[0]
+
+    def verdict(self, drawings: list[dict]) -> tuple[bool, str | None]:
         if self.chart is None:
-            self.chart = chart_of([drawings[i] for i in self.members], self.rect)[0]
+            self.chart = chart_of([drawings[i] for i in self.members], self.rect)
         return self.chart
+
+
+def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[dict]) -> bool:
+    """Bars of one chart drawn apart: two bar groups of one type, one under the other with the same left and right
+    ends (two 100% bars), or side by side on one baseline."""
+    ta, tb = a.verdict(drawings)[1], b.verdict(drawings)[1]
+    if ta != tb or family(ta) != "bar":
+        return False
+    ra, rb = a.rect, b.rect
+    return (abs(ra.x0 - rb.x0) < 2 and abs(ra.x1 - rb.x1) < 2) or abs(ra.y1 - rb.y1) < 2
 
 
 def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
@@ -75,7 +90,8 @@ def _joinable(a: _Group, b: _Group, drawings: list[dict], prose: list[pymupdf.Re
     gx, gy = _gap(a.rect, b.rect)
     if gx > JOIN_X or gy > JOIN_Y or _holds(a.rect | b.rect, prose):
         return False
-    return max(gx, gy) <= CHARTS_JOIN or not (a.is_chart(drawings) and b.is_chart(drawings))
+    return max(gx, gy) <= CHARTS_JOIN or not (a.is_chart(drawings) and b.is_chart(drawings)) \
+        or _rows_of_one_chart(a, b, drawings)
 
 
 def vector_groups(drawings: list[dict], prose: list[pymupdf.Rect]) -> list[pymupdf.Rect]:

@@ -1,0 +1,182 @@
+"""Charts drawn as vectors, found, typed, cut and read (issue 35), on pages drawn with PyMuPDF: a donut with its
+legend beside a bar chart, a pie, stacked and 100% bars, a line, two charts on one coloured panel, a table with
+shaded header cells, all next to prose. Real PDFs, real PyMuPDF, the ingestion code itself."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from rag.config import IngestSettings
+from rag.ingest import chartread, figures
+from rag.ingest.drawn import chart_of
+from rag.ingest.refigure import page_rows
+
+PROSE = ("The group reduced its emissions again in the year under review, mainly through the switch to green "
+         "electricity at all of its sites and the renewal of the vehicle fleet across the regions.")
+COLOURS = [(0.1, 0.3, 0.6), (0.9, 0.5, 0.1), (0.3, 0.7, 0.3), (0.7, 0.2, 0.2)]
+
+
+def _prose(page: pymupdf.Page, y: float, lines: int = 4) -> None:
+    rect = pymupdf.Rect(50, y, 545, y + 14 * lines)
+    page.insert_textbox(rect, " ".join([PROSE] * 3), fontsize=10)
+
+
+def _donut(page: pymupdf.Page, centre: tuple[float, float], r: float, shares: list[float], names: list[str],
+           hole: bool = True) -> None:
+    c = pymupdf.Point(*centre)
+    start = pymupdf.Point(c.x + r, c.y)
+    for share, colour in zip(shares, COLOURS):
+        sh = page.new_shape()
+        end = sh.draw_sector(c, start, 360 * share, fullSector=True)
+        sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
+        sh.commit()
+        start = end
+    if hole:
+        sh = page.new_shape()
+        sh.draw_circle(c, r * 0.55)
+        sh.finish(fill=(1, 1, 1), color=None)
+        sh.commit()
+    for i, (name, share) in enumerate(zip(names, shares)):  # the legend: a swatch, the name and the share
+        y = centre[1] - r + 16 * i
+        sh = page.new_shape()
+        sh.draw_rect(pymupdf.Rect(c.x + r + 14, y, c.x + r + 22, y + 8))
+        sh.finish(fill=COLOURS[i], color=None)
+        sh.commit()
+        page.insert_text((c.x + r + 26, y + 7), f"{name} {share * 100:.1f}%", fontsize=8)
+
+
+def _bars(page: pymupdf.Page, x0: float, base: float, heights: list[float], labels: list[str],
+          values: list[str], width: float = 18, gap: float = 12) -> None:
+    page.draw_line((x0 - 4, base), (x0 + len(heights) * (width + gap), base), color=(0.5, 0.5, 0.5), width=0.5)
+    for i, (h, lab, val) in enumerate(zip(heights, labels, values)):
+        x = x0 + i * (width + gap)
+        page.draw_rect(pymupdf.Rect(x, base - h, x + width, base), color=None, fill=COLOURS[0])
+        page.insert_text((x + 1, base - h - 3), val, fontsize=8)
+        page.insert_text((x + 1, base + 10), lab, fontsize=8)
+
+
+def _page() -> tuple[pymupdf.Document, pymupdf.Page]:
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)  # a cover: what is on the first page is read as a cover or a logo
+    return doc, doc.new_page(width=595, height=842)
+
+
+def _saved(doc: pymupdf.Document) -> pymupdf.Page:
+    """The drawn page as a reader of the saved PDF sees it."""
+    return pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+
+
+def _figures(page: pymupdf.Page) -> list[figures.Figure]:
+    return figures.extract_figures(page, page.number + 1, page_rows(page), set(), IngestSettings(ocr=False), set())
+
+
+def _prose_lines(page: pymupdf.Page) -> list[pymupdf.Rect]:
+    out = []
+    for b in page.get_text("dict")["blocks"]:
+        for ln in b.get("lines", []):
+            text = "".join(s["text"] for s in ln["spans"])
+            if len(text.split()) >= 8:
+                out.append(pymupdf.Rect(ln["bbox"]))
+    return out
+
+
+def test_a_donut_with_its_legend_beside_a_bar_chart_are_two_charts_cut_apart_from_each_other_and_the_prose():
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((60, 150), "Emissions by scope", fontsize=11)
+    _donut(page, (120, 230), 55, [0.08, 0.32, 0.60], ["Scope 1", "Scope 2", "Scope 3"])
+    page.insert_text((340, 150), "Energy consumption", fontsize=11)
+    _bars(page, 350, 300, [60, 85, 110, 95], ["2020", "2021", "2022", "2023"], ["412", "583", "755", "651"])
+    _prose(page, 340)
+    page = _saved(doc)
+    figs = _figures(page)
+    charts = sorted((f for f in figs if f.figure_kind == "chart"), key=lambda f: f.crop[0])
+    assert [f.chart_type for f in charts] == ["donut", "bar"], [(f.figure_kind, f.chart_type) for f in figs]
+    donut, bar = (pymupdf.Rect(f.crop) for f in charts)
+    assert not donut.intersects(bar)
+    for crop in (donut, bar):
+        assert not [ln for ln in _prose_lines(page) if crop.intersects(ln)]
+    assert donut.contains(pymupdf.Point(61, 148)) and bar.contains(pymupdf.Point(341, 148))  # each keeps its title
+    said = {v["label"]: v["value"] for v in charts[0].signals["reading"]["values"]}
+    assert said.get("Scope 1") == "8.0%" and said.get("Scope 3") == "60.0%", said
+    read = {v["label"]: v["value"] for v in charts[1].signals["reading"]["values"]}
+    assert read == {"2020": "412", "2021": "583", "2022": "755", "2023": "651"}, read
+    assert "2022: 755" in charts[1].ocr_text  # searchable, and what the answer layer reads
+
+
+def test_a_pie_is_a_pie_and_a_ring_is_a_donut():
+    doc, page = _page()
+    _donut(page, (150, 200), 60, [0.5, 0.3, 0.2], ["A", "B", "C"], hole=False)
+    _donut(page, (400, 200), 60, [0.5, 0.3, 0.2], ["A", "B", "C"], hole=True)
+    page = _saved(doc)
+    drawings = page.get_drawings()
+    left, right = pymupdf.Rect(80, 130, 230, 270), pymupdf.Rect(330, 130, 480, 270)
+    assert chart_of([d for d in drawings if left.contains(d["rect"])], left) == (True, "pie")
+    assert chart_of([d for d in drawings if right.contains(d["rect"])], right) == (True, "donut")
+
+
+def test_stacked_bars_and_a_single_100_percent_bar_are_stacked_bars_read_by_their_legend():
+    doc, page = _page()
+    for i, (a, b) in enumerate([(40, 30), (55, 25), (35, 50)]):
+        x = 80 + i * 40
+        page.draw_rect(pymupdf.Rect(x, 300 - a, x + 20, 300), color=None, fill=COLOURS[0])
+        page.draw_rect(pymupdf.Rect(x, 300 - a - b, x + 20, 300 - a), color=None, fill=COLOURS[1])
+    page.insert_text((60, 120), "Gender distribution", fontsize=11)
+    page.draw_rect(pymupdf.Rect(300, 140, 440, 160), color=None, fill=COLOURS[2])
+    page.draw_rect(pymupdf.Rect(440, 140, 540, 160), color=None, fill=COLOURS[3])
+    page.insert_text((350, 153), "58.3%", fontsize=8, color=(1, 1, 1))
+    page.insert_text((470, 153), "41.7%", fontsize=8, color=(1, 1, 1))
+    for j, (name, colour) in enumerate([("female", COLOURS[2]), ("male", COLOURS[3])]):
+        page.draw_rect(pymupdf.Rect(300 + 90 * j, 170, 308 + 90 * j, 178), color=None, fill=colour)
+        page.insert_text((312 + 90 * j, 177), name, fontsize=8)
+    page = _saved(doc)
+    drawings = page.get_drawings()
+    stack, single = pymupdf.Rect(70, 180, 200, 305), pymupdf.Rect(295, 135, 545, 165)
+    assert chart_of([d for d in drawings if stack.contains(d["rect"])], stack) == (True, "stacked_bar")
+    assert chart_of([d for d in drawings if single.contains(d["rect"])], single) == (True, "stacked_bar")
+    bar = next(f for f in _figures(page) if f.crop[0] > 250)
+    said = {v["label"]: v["value"] for v in bar.signals["reading"]["values"]}
+    assert said == {"female": "58.3%", "male": "41.7%"}, said
+
+
+def test_a_line_is_a_line_and_two_charts_on_one_coloured_panel_stay_two():
+    doc, page = _page()
+    page.draw_rect(pymupdf.Rect(40, 100, 560, 330), color=None, fill=(0.85, 0.9, 0.97))  # the panel
+    page.insert_text((60, 125), "Water withdrawal", fontsize=11)
+    pts = [pymupdf.Point(70 + 40 * i, 280 - v) for i, v in enumerate([20, 45, 40, 80, 95, 120])]
+    page.draw_polyline(pts, color=COLOURS[0], width=1.5)
+    for p, v in zip(pts, [20, 45, 40, 80, 95, 120]):
+        page.insert_text((p.x - 4, p.y - 5), str(v), fontsize=7)
+    page.draw_line((65, 285), (290, 285), color=(0.4, 0.4, 0.4), width=0.5)
+    page.insert_text((330, 125), "Waste by type", fontsize=11)
+    _bars(page, 340, 290, [40, 90, 65], ["Paper", "Metal", "Plastic"], ["1,204", "2,830", "1,950"])
+    _prose(page, 360)
+    figs = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert sorted(f.chart_type for f in figs) == ["bar", "line"], [(f.figure_kind, f.chart_type, f.crop) for f in figs]
+    a, b = (pymupdf.Rect(f.crop) for f in figs)
+    assert not a.intersects(b)
+
+
+def test_a_table_with_shaded_header_cells_is_no_chart():
+    doc, page = _page()
+    heads = ["Gender", "Total", "Female", "Male", "Other"]
+    for i, h in enumerate(heads):
+        page.draw_rect(pymupdf.Rect(50 + 100 * i, 100, 150 + 100 * i, 130), color=None,
+                       fill=COLOURS[i % 2] if i else (0.9, 0.3, 0.3))
+        page.insert_text((55 + 100 * i, 118), f"{h} headcount", fontsize=8, color=(1, 1, 1))
+    for r in range(4):
+        for i in range(5):
+            page.insert_text((55 + 100 * i, 150 + 18 * r), "Addiko Bank" if i == 0 else f"{(r * 37 + i * 53) % 97 + 3}",
+                             fontsize=8)
+    assert not [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+
+
+@pytest.mark.parametrize("words, label, value", [
+    (["Scope", "1", "1,050", "t", "(8.0%)"], "Scope 1", "1,050 t (8.0%)"),
+    (["474", "Sweden"], "Sweden", "474"),
+    (["2022", "$23.6B"], "2022", "$23.6B"),
+    (["Revenue"], "Revenue", ""),
+])
+def test_a_phrase_is_split_into_its_label_and_its_value(words, label, value):
+    assert chartread._split(chartread.Phrase(pymupdf.Rect(0, 0, 10, 10), words)) == (label, value)
