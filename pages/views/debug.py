@@ -58,6 +58,11 @@ def _question(r, docs: list[DocumentMeta]) -> None:
             "file": c.file_name}
            for c in r.candidates[:10]]
     st.dataframe(top, hide_index=True, use_container_width=True)
+    if r.figures:
+        a = st.session_state.get("last_answer")
+        st.markdown("**Figures found: what each is and what a chart reads as**")
+        st.dataframe(explain.figure_rows(r.figures, {f.figure_id for f in (a.figures if a else [])}),
+                     hide_index=True, use_container_width=True)
     if r.refused:
         st.warning("Refused: " + neutral(r.message))
 

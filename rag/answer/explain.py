@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rag.answer.labels import document_label, source_label
+from rag.ingest.chartread import reading_line
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.stages import (Budget, Candidates, Coverage, Diversify, Facts, Figures, ScopeAndFilters,
@@ -138,3 +139,12 @@ def eval_series(report: dict) -> tuple[list[str], list[float | None], list[float
     metrics = [m for m, v in sys_s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                and 0 <= v <= 1 and not any(x in m for x in RATE_EXCLUDE)]
     return metrics, [sys_s[m] for m in metrics], [base.get(m) if base else None for m in metrics]
+
+
+def figure_rows(figures: list, shown: set[int]) -> list[dict[str, Any]]:
+    """The figures retrieval found for a question: shown or not, what each is (kind, chart type, and why), and what
+    a chart reads as (its values tied to their labels, read at ingestion: rag/ingest/chartread.py)."""
+    return [{"shown": "✓" if f.figure_id in shown else "", "file": f.file_name, "page": f.page,
+             "kind": f.figure_kind or "", "chart type": (f.chart_type or "").replace("_", " "),
+             "reads": reading_line(f.ocr_text)[:300], "caption": (f.caption or "")[:120], "why this kind": f.kind_why}
+            for f in figures]

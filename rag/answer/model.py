@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.answer.labels import document_label, source_label
 from rag.errors import redact_json
+from rag.ingest.chartread import reading_line
 from rag.records import Candidate, FigureHit
 
 if TYPE_CHECKING:
@@ -63,23 +64,24 @@ class PlacedFigure:
     why_shown: str = ""
     kind: str | None = None  # chart | diagram | map (what is shown); rag/ingest/figkind.py
     chart_type: str | None = None
+    reads: str = ""  # a chart's values tied to their labels, read at ingestion (rag/ingest/chartread.py)
 
     @classmethod
     def of(cls, f: FigureHit, document: str, after_paragraph: int) -> PlacedFigure:
         return cls(f.figure_id, document, f.file_name, f.document_id, f.page, f.caption, f.chunk_id, after_paragraph,
-                   f.why_shown, f.figure_kind, f.chart_type)
+                   f.why_shown, f.figure_kind, f.chart_type, reading_line(f.ocr_text) if f.figure_kind == "chart" else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"figure_id": self.figure_id, "document": self.document, "file_name": self.file_name,
                 "document_id": self.document_id, "page": self.page, "caption": self.caption,
                 "chunk_id": self.chunk_id, "after_paragraph": self.after_paragraph, "why_shown": self.why_shown,
-                "kind": self.kind, "chart_type": self.chart_type}
+                "kind": self.kind, "chart_type": self.chart_type, "reads": self.reads}
 
     @classmethod
     def from_json(cls, d: dict) -> PlacedFigure:
         return cls(d["figure_id"], d["document"], d["file_name"], d.get("document_id") or 0, d["page"],
                    d.get("caption"), d.get("chunk_id"), d.get("after_paragraph", 0), d.get("why_shown") or "",
-                   d.get("kind"), d.get("chart_type"))
+                   d.get("kind"), d.get("chart_type"), d.get("reads") or "")
 
 
 @dataclass

@@ -18,7 +18,7 @@ import pymupdf
 
 from rag.ingest.figkind import number_value, progression
 
-__all__ = ["Phrase", "read_chart", "reading_text"]
+__all__ = ["Phrase", "read_chart", "reading_line", "reading_text"]
 
 # a printed value: a number with its sign, currency, separators, percent or parenthesis
 _VALUE = re.compile(r"^[(\-–−+]?[$€£¥]?\d[\d,.' ]*(?:%|[kKmMbBT]|bn|mn|Mio|Mrd)?\)?[%*]?$")
@@ -212,3 +212,10 @@ def reading_text(reading: dict | None) -> str:
         return ""
     pairs = [f"{v['label']}: {v['value']}" if v["label"] else v["value"] for v in reading.get("values", [])]
     return "; ".join(pairs)
+
+
+def reading_line(stored_text: str | None) -> str:
+    """The reading stored in front of a chart's text (its first line, when the text has several): what a figure
+    shown reads as, for the answer's JSON and the debug view."""
+    head, sep, _ = (stored_text or "").partition("\n")
+    return head if sep else ""
