@@ -443,6 +443,8 @@ def cmd_figures(args) -> int:
         n = reread(store, embedder, settings, progress=progress)
         print(f"\nread {n['figures']} figures of {n['documents']} documents again"
               + (f"; {n['skipped']} documents without their PDF kept theirs" if n["skipped"] else ""))
+        for e in n["errors"]:
+            print(f"failed (its figures kept): {redact(e)}")
     if not (args.reclassify or args.recrop or args.reread):
         print("error: say what to do: --reread, --reclassify, --recrop (or several)", file=sys.stderr)
         return 2

@@ -60,7 +60,9 @@ class Signals:
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
 
     def to_json(self) -> dict:
-        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "caption"}
+        # plain JSON: a region measured on OCR boxes carries numpy floats
+        return {k: (round(float(v), 3) if isinstance(v, (float, np.floating)) else v)
+                for k, v in self.__dict__.items() if k != "caption"}
 
 
 @dataclass

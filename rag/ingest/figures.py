@@ -355,6 +355,16 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     return ""
 
 
+def glyphs_drawn(drawn: str | None, drawings: list[dict]) -> bool:
+    """A drawn chart whose labels are drawn as shapes (a plotting library's text as paths): eight or more small
+    filled shapes of many curves and lines each, the size of letters and digits."""
+    if drawn not in figkind.CHART_TYPES:
+        return False
+    glyphs = sum(1 for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6
+                 and d["rect"].width <= 14 and d["rect"].height <= 14)
+    return glyphs >= 8
+
+
 def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list[Row], png: bytes, drawn: str | None,
                    caption: str, ocr_lines: list, drawings: list[dict], clip: pymupdf.Rect) -> figkind.Signals:
     """A region's signals (figkind.signals_of), with what its drawings add: whether its bars hold words (a table's
@@ -408,8 +418,8 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     caption = caption or _band_caption(page, rect)
     text = _text_inside(page, rect)
     # an image without a text layer, or a chart whose labels are drawn as shapes: OCR reads them
-    lines = ocr(png) if (kind == "raster" or drawn in figkind.CHART_TYPES) and len(text) < 20 and ocr is not None \
-        else []
+    lines = ocr(png) if (kind == "raster" or glyphs_drawn(drawn, drawings_in(drawings or [], rect))) \
+        and len(text) < 20 and ocr is not None else []
     if lines:
         text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
     drawn = (drawn or "curve") if kind == "vector" else None
@@ -420,8 +430,8 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
         signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg)
         said = chartread.reading_text(signals["reading"])
         text = f"{said}\n{text}" if said else text
-    return Figure(page_no, tuple(round(v, 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,
+    return Figure(page_no, tuple(round(float(v), 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,
                   caption=caption, context=_context_for(rect, rows, caption), ocr_text=text[:2000],
                   chart_type=k.chart_type, number=number, figure_kind=k.kind,
                   kind_why="; ".join(k.why), signals=signals,
-                  crop=tuple(round(v, 1) for v in clip))
+                  crop=tuple(round(float(v), 1) for v in clip))

@@ -42,8 +42,8 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     text = figmod._text_inside(page, rect)
     drawings = figmod._drawings(page) if source == "vector" else []
     drawn = _drawn(drawings, rect) if source == "vector" else None
-    if (source == "raster" or drawn in figkind.CHART_TYPES) and settings.ingest.ocr and len(text) < 20 \
-            and not _is_photo(png):
+    if (source == "raster" or figmod.glyphs_drawn(drawn, figmod.drawings_in(drawings, rect))) and settings.ingest.ocr \
+            and len(text) < 20 and not _is_photo(png):
         lines = ocr_image(png, settings.ingest.ocr_engine)
         text = " ".join(ln.text for ln in lines)
     clip = cropmod.display_crop(page, rect, source == "raster", cropmod.text_lines(page), drawings, [])
@@ -126,26 +126,30 @@ def recrop(store, settings: Settings, progress=None) -> dict[str, int]:
     return _each_document(store, progress, work)
 
 
-def reread(store, embedder, settings: Settings, progress=None) -> dict[str, int]:
+def reread(store, embedder, settings: Settings, progress=None) -> dict:
     """Every document's figures found, cropped, classified and read again from its stored PDF (after the figure
     finder changed: new charts found, separate charts split), embedded, and written in place of the stored ones,
-    one document per transaction. Documents without their PDF keep their figures."""
+    one document per transaction. Documents without their PDF keep their figures; a document that fails keeps its
+    figures, and its one-line error is in "errors"."""
     from rag.ingest.pipeline import _figure_rows, parse_pdf
 
     store.check_model(embedder.model_name)
     docs = store.list_documents()
-    counts = {"documents": 0, "figures": 0, "skipped": 0}
+    counts: dict = {"documents": 0, "figures": 0, "skipped": 0, "errors": []}
     for i, d in enumerate(docs, 1):
         pdf = store.document_file(d.document_id)
         if pdf is None:
             counts["skipped"] += 1
         else:
-            with pymupdf.open(stream=pdf, filetype="pdf") as doc:
-                _, figs, _, _ = parse_pdf(doc, settings)
-            vecs = embedder.encode([f.embed_text() for f in figs]) if figs else []
-            counts["figures"] += store.admin_rpc("replace_figures", {"p_document_id": d.document_id,
-                                                                     "figures": _figure_rows(figs, vecs)})
-            counts["documents"] += 1
+            try:  # one document that fails keeps its figures and stops nothing else
+                with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+                    _, figs, _, _ = parse_pdf(doc, settings)
+                vecs = embedder.encode([f.embed_text() for f in figs]) if figs else []
+                counts["figures"] += store.admin_rpc("replace_figures", {"p_document_id": d.document_id,
+                                                                         "figures": _figure_rows(figs, vecs)})
+                counts["documents"] += 1
+            except Exception as exc:
+                counts["errors"].append(f"{d.file_name}: {type(exc).__name__}: {str(exc)[:200]}")
         if progress:
             progress(i, len(docs))
     return counts

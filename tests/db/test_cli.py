@@ -77,6 +77,20 @@ def test_figures_read_again_from_the_stored_pdfs(cli_store):
     assert all({"kind", "chart_type"} <= set(f) for f in j["figures"])
 
 
+def test_figures_found_again_replace_a_documents_figures_and_keep_the_rest(cli_store):
+    """figures --reread: each document's figures found, read and written again in one transaction a document;
+    its id, chunks and the rest stay (the figures of the store afterwards are what ingestion finds now)."""
+    before = {d["document_id"]: d for d in json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)}
+    out = run("--data-dir", str(cli_store), "figures", "--reread")
+    assert out.returncode == 0, out.stderr
+    assert "figures of 2 documents again" in out.stdout
+    after = {d["document_id"]: d for d in json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)}
+    assert set(after) == set(before)
+    assert all(after[i]["chunks"] == before[i]["chunks"] for i in before)
+    n = int(out.stdout.split("read ")[1].split(" figures")[0])
+    assert n == sum(d["figures"] for d in after.values())
+
+
 def test_docs_doctor_delete(cli_store, tmp_path):
     docs = json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)
     assert {d["file_name"] for d in docs} == {"paper.pdf", "esg.pdf"}
