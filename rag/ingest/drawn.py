@@ -219,19 +219,17 @@ def _area_shape(d: dict) -> bool:
 
 def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     """Lines, areas or marks: long polylines, filled polygons across the plot, or many small marks."""
-    small = long = area = discs = 0
+    small = long = area = 0
     for d in drawings:
         r = d["rect"]
         lines = sum(1 for it in d["items"] if it[0] in ("l", "c"))
-        if d.get("fill") is not None and len(d["items"]) >= 4 and all(it[0] == "c" for it in d["items"]):
-            discs += 1  # a dot or a bubble
         if r.width < 0.04 * rect.width and r.height < 0.04 * rect.height:
             small += 1
         elif d.get("fill") is None and r.width > 0.25 * rect.width and len(d["items"]) >= 3:
             long += 1
         elif d.get("fill") is not None and r.width > 0.25 * rect.width and lines >= 6 and _area_shape(d):
             area += 1
-    if (small >= 12 and small > 4 * (long + area)) or (discs >= 5 and discs > 2 * (long + area)):
+    if small >= 12 and small > 4 * (long + area):
         return "scatter"
     if area and area >= long / 2:
         return "area"
@@ -255,15 +253,11 @@ def chart_of(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None
     round_type = _ring_or_pie(drawings) if curves >= 4 else None
     if round_type:
         return True, round_type
-    stroked = diag >= 6 or (curves >= 8 and len(fills) >= 2) or any(_series(d) for d in drawings)
-    strokes = _strokes(drawings, rect) if stroked else None
-    if strokes == "scatter":  # many small marks: the squares of a scatter plot are no bars
-        return True, strokes
     bar = _bars(drawings, rect)
     if bar:
         return True, bar
-    if stroked:
-        return True, strokes
+    if diag >= 6 or (curves >= 8 and len(fills) >= 2) or any(_series(d) for d in drawings):
+        return True, _strokes(drawings, rect)
     return False, None
 
 

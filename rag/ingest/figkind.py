@@ -263,15 +263,8 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
         words = ocr_words(ocr)
     s.words, s.numbers = len(words), sum(bool(_NUMBER.match(w[4])) for w in words)
     s.axis, s.time_axis = axis_ticks(words), time_axis(words)
-    if labels is not None and not s.axis:  # an axis inside the drawing, with the caption's numbers left out
-        try:
-            own = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=rect)]
-        except Exception:
-            own = []
-        s.axis = axis_ticks(own)
-    area = labels or rect  # rows counted where the words are
-    inside = [r for r in rows if r.y0 >= area.y0 - 2 and r.y1 <= area.y1 + 2 and r.x0 >= area.x0 - 2
-              and (r.x1 or r.x0) <= area.x1 + 2]
+    inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
+              and (r.x1 or r.x0) <= rect.x1 + 2]
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
     s.colours, s.white, s.flat = pixel_stats(png)
     return s
