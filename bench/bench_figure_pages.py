@@ -101,7 +101,6 @@ def run(labels: list[dict], corpus: Path) -> list[dict]:
 
     settings = Settings()
     cfg = settings.ingest
-    ocr_fn = _figure_ocr(cfg) if cfg.ocr else None
     rows_out: list[dict] = []
     by_page: dict[tuple[str, int], list[dict]] = {}
     for lab in labels:
@@ -110,8 +109,10 @@ def run(labels: list[dict], corpus: Path) -> list[dict]:
     for (path, page_no), labs in sorted(by_page.items()):
         if path not in docs:
             d = pymupdf.open(corpus / path)
-            docs[path] = (d, figmod.repeated_image_digests(d))
-        doc, skip = docs[path]
+            # OCR's budget is a document's, as at ingestion: one budget for the whole run would run out part-way,
+            # sooner on a busy machine, and make the figures depend on the machine's load
+            docs[path] = (d, figmod.repeated_image_digests(d), _figure_ocr(cfg) if cfg.ocr else None)
+        doc, skip, ocr_fn = docs[path]
         page = doc.load_page(page_no - 1)
         t0 = time.perf_counter()
         figs = figmod.extract_figures(page, page_no, page_rows(page), skip, cfg, set(), ocr_fn)

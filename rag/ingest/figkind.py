@@ -14,6 +14,7 @@ import numpy as np
 import pymupdf
 
 from rag.ingest.drawn import family
+from rag.ingest.rasterchart import raster_chart_type
 
 KINDS = ("chart", "diagram", "table", "photo", "logo", "decoration", "map", "cover")
 CHART_TYPES = ("bar", "stacked_bar", "line", "pie", "donut", "area", "scatter", "waterfall", "other")
@@ -58,6 +59,7 @@ class Signals:
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
+    pixels: str | None = None  # an image's chart type read from its pixels (rasterchart.py), raster regions only
 
     def to_json(self) -> dict:
         # plain JSON: a region measured on OCR boxes carries numpy floats
@@ -156,12 +158,15 @@ def _caption_kind(text: str) -> str | None:
 
 
 def chart_type_of(s: Signals, text: str) -> str:
-    """The drawings' type, else the caption's word for it, else a line for values over time in an image."""
+    """The drawings' type, else the caption's word for it, else the shapes in an image's pixels, else a line for
+    values over time in an image."""
     if s.drawn in CHART_TYPES:
         return s.drawn
     for pat, t in _CHART_WORDS:
         if pat.search(text):
             return t
+    if s.pixels:
+        return s.pixels
     return "line" if s.time_axis else "other"
 
 
@@ -215,6 +220,9 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:
         return Kind("chart", chart_type_of(s, text), ["plotted curves with many value labels"])
+    if s.source == "raster" and s.pixels in _DRAWN_CHART and s.numbers >= 3:
+        return Kind("chart", chart_type_of(s, text), [f"an image of a {s.pixels.replace('_', ' ')} chart with value "
+                                                       "labels"])
     if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85:
         return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
     if cap == "map":
@@ -267,4 +275,6 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
               and (r.x1 or r.x0) <= rect.x1 + 2]
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
     s.colours, s.white, s.flat = pixel_stats(png)
+    if source == "raster":
+        s.pixels = raster_chart_type(png)[0]
     return s

@@ -1,0 +1,172 @@
+"""A chart's type from its pixels, for charts that are images (a stock-performance graph pasted into a 10-K, a pie
+exported from a spreadsheet, a plot in a paper): the shapes the coloured ink makes, not the words around it.
+
+- pie / donut: the coloured ink makes one round shape of two or more colours; a ring when its centre is empty;
+- bar / stacked bar: solid rectangles of one colour standing on a common baseline (or starting at a common left
+  edge); stacked when rectangles of different colours sit on each other;
+- line: a thin trace of one colour that runs across most of the plot and moves up and down (a grid line does not);
+- scatter: many small marks of similar size.
+
+OpenCV (opencv-python-headless, which rapidocr needs anyway) does the image work: colour conversion, connected
+components and contours. Every measure is relative to the image, so the rules hold at any resolution."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+__all__ = ["raster_chart_type"]
+
+_MAX_SIDE = 480
+
+
+def _image(png: bytes) -> np.ndarray | None:
+    arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    if arr is None or min(arr.shape[:2]) < 24:
+        return None
+    scale = _MAX_SIDE / max(arr.shape[:2])
+    if scale < 1:
+        arr = cv2.resize(arr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return arr
+
+
+def _colour_masks(img: np.ndarray) -> list[np.ndarray]:
+    """One mask per colour (8 levels a channel) that holds at least 0.3% of the image: the ink of bars, wedges and
+    series, greys included (a chart's second colour is often grey), but not the white ground or black text."""
+    light, dark = img.min(axis=2) > 225, img.max(axis=2) < 70
+    q = (img.astype(np.int32) >> 5)
+    code = q[:, :, 0] * 64 + q[:, :, 1] * 8 + q[:, :, 2]
+    code[light | dark] = -1
+    values, counts = np.unique(code[code >= 0], return_counts=True)
+    least = 0.003 * code.size
+    return [code == v for v, c in zip(values, counts, strict=True) if c >= least]
+
+
+def _round(masks: list[np.ndarray], shape: tuple[int, ...]) -> str | None:
+    """pie or donut: the colours together make one round blob (circularity ≥ 0.75) of at least 4% of the image,
+    with two colours or more inside it; a donut when the blob's centre holds no ink."""
+    if len(masks) < 2:
+        return None
+    union = np.zeros(shape[:2], np.uint8)
+    for m in masks:
+        union[m] = 255
+    union = cv2.morphologyEx(union, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(union, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:2]:
+        area, perim = cv2.contourArea(c), cv2.arcLength(c, True)
+        if area < 0.04 * union.size or perim == 0 or 4 * np.pi * area / perim ** 2 < 0.75:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        if not 0.8 <= w / h <= 1.25:
+            continue
+        inside = np.zeros_like(union)
+        cv2.drawContours(inside, [c], -1, 255, -1)
+        if sum(bool((m & (inside > 0)).sum() > 0.05 * area) for m in masks) < 2:
+            continue
+        cx, cy, r = x + w // 2, y + h // 2, max(2, min(w, h) // 8)
+        centre = union[cy - r:cy + r, cx - r:cx + r]
+        return "donut" if centre.size and (centre > 0).mean() < 0.2 else "pie"
+    return None
+
+
+def _rectangles(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if min(w, h) >= 3 and max(w, h) >= 6 and area >= 0.9 * w * h:
+            out.append((x, y, w, h))
+    return out
+
+
+def _bars(masks: list[np.ndarray]) -> str | None:
+    """bar or stacked bar: at least three solid bars (longer than thick) standing on one baseline (bottoms within 2% of the
+    image height) or starting at one left edge; stacked when a rectangle of another colour sits right on one."""
+    rects = [(r, i) for i, m in enumerate(masks) for r in _rectangles(m)]
+    if len(rects) < 3:
+        return None
+    height, width = masks[0].shape
+    # a bar is longer than it is thick (a legend's swatches and a matrix's squares are not bars)
+    bars = [r for r, _ in rects if max(r[2], r[3]) >= 1.5 * min(r[2], r[3])]
+    if len(bars) < 3:
+        return None
+    bottoms = sorted(y + h for x, y, w, h in bars)
+    lefts = sorted(x for x, y, w, h in bars)
+    tol_y, tol_x = max(2, 0.02 * height), max(2, 0.02 * width)
+    on_base = max(sum(1 for b in bottoms if abs(b - b0) <= tol_y) for b0 in bottoms)
+    on_left = max(sum(1 for v in lefts if abs(v - v0) <= tol_x) for v0 in lefts)
+    if max(on_base, on_left) < 3:
+        return None
+    for (x, y, w, h), i in rects:
+        for (x2, y2, w2, h2), j in rects:
+            if i != j and abs(x - x2) <= max(2, 0.15 * w) and abs(w - w2) <= max(2, 0.15 * w) \
+                    and abs(y + h - y2) <= max(2, 0.02 * height):
+                return "stacked_bar"
+    return "bar"
+
+
+def _trace(mask: np.ndarray) -> bool:
+    """A thin trace across the plot that moves: one stroke with ink in at least 40% of the columns, at most 6% of the height a
+    column, and its height along the columns varies by more than 3% of the image (a grid line's does not)."""
+    height, width = mask.shape
+    cols = np.flatnonzero(mask.any(axis=0))
+    if len(cols) < 0.4 * width:
+        return False
+    sub = mask[:, cols]
+    per_col = sub.sum(axis=0)
+    if np.median(per_col) > 0.06 * height:
+        return False
+    # one stroke, not a cloud of marks: its largest piece (gaps of a pixel bridged) spans 30% of the width
+    n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)))
+    if n < 2 or stats[1:, 2].max() < 0.3 * width:
+        return False
+    ys = np.arange(height)[:, None]
+    centre = (sub * ys).sum(axis=0) / np.maximum(1, per_col)
+    return float(np.std(centre)) > 0.03 * height
+
+
+def _marks(img: np.ndarray, masks: list[np.ndarray]) -> bool:
+    """Many small marks: at least 15 solid, compact blobs of a colour (not grey: the grey rim of letters is not a
+    mark), each under 0.5% of the image."""
+    small = 0
+    for m in masks:
+        rgb = img[m].astype(np.int32)
+        if len(rgb) == 0 or np.median(rgb.max(axis=1) - rgb.min(axis=1)) < 24:
+            continue
+        n, _, stats, _ = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
+        small += sum(1 for i in range(1, n) if 9 <= stats[i][4] <= 0.005 * m.size
+                     and 0.5 <= stats[i][2] / max(1, stats[i][3]) <= 2 and stats[i][4] >= 0.5 * stats[i][2] * stats[i][3])
+    return small >= 15
+
+
+def _dark_trace(img: np.ndarray) -> bool:
+    """A black or grey series line (stock graphs draw the company in black): the dark ink less its text and grid
+    lines, still a trace."""
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    dark = grey < 110
+    # text is short runs; a series is one long connected stroke
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark.astype(np.uint8), connectivity=8)
+    long = [i for i in range(1, n) if stats[i][2] >= 0.4 * img.shape[1] and stats[i][3] >= 0.05 * img.shape[0]]
+    return any(_trace(labels == i) for i in long)
+
+
+def raster_chart_type(png: bytes) -> tuple[str | None, str]:
+    """(chart type or None, why) of a chart image, from the shapes of its ink."""
+    try:
+        img = _image(png)
+        if img is None:
+            return None, ""
+        masks = _colour_masks(img)
+        kind = _round(masks, img.shape)
+        if kind:
+            return kind, "a round shape of several colours in the image"
+        kind = _bars(masks)
+        if kind:
+            return kind, "solid bars on a common baseline in the image"
+        if any(_trace(m) for m in masks) or _dark_trace(img):
+            return "line", "a series traced across the image"
+        if _marks(img, masks):
+            return "scatter", "many small marks in the image"
+    except cv2.error:
+        return None, ""
+    return None, ""

@@ -1,0 +1,81 @@
+"""A chart image's type from its pixels (rag/ingest/rasterchart.py): charts drawn with PyMuPDF, rendered to an
+image as a report's exporter would, then typed from the image alone; and charts that are images in real reports
+(a 10-K's stock-performance graph, an annual report's bars and donut on a picture panel)."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from rag.config import IngestSettings
+from rag.ingest import figures
+from rag.ingest.pipeline import _figure_ocr
+from rag.ingest.rasterchart import raster_chart_type
+from rag.ingest.refigure import page_rows
+from tests.conftest import corpus_or_skip
+from tests.unit.test_charts_drawn import COLOURS, _bars, _donut
+
+
+def _image_of(draw) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=220)
+    draw(page)
+    return page.get_pixmap(dpi=110).tobytes("png")
+
+
+def _stacked(page: pymupdf.Page) -> None:
+    for i, (low, high) in enumerate([(60, 30), (80, 20), (70, 40)]):
+        x = 40 + i * 60
+        page.draw_rect(pymupdf.Rect(x, 180 - low, x + 30, 180), color=None, fill=COLOURS[0])
+        page.draw_rect(pymupdf.Rect(x, 180 - low - high, x + 30, 180 - low), color=None, fill=COLOURS[1])
+        page.insert_text((x + 2, 195), str(2021 + i), fontsize=8)
+
+
+def _line(page: pymupdf.Page) -> None:
+    for y in (50, 90, 130, 170):  # grid lines are not a series
+        page.draw_line((30, y), (280, y), color=(0.8, 0.8, 0.8), width=0.5)
+    pts = [pymupdf.Point(30 + 25 * i, 170 - (i * 37 % 110)) for i in range(11)]
+    page.draw_polyline(pts, color=COLOURS[0], width=1.5)
+
+
+@pytest.mark.parametrize("draw, expected", [
+    (lambda p: _donut(p, (110, 110), 70, [0.5, 0.3, 0.2], ["A", "B", "C"]), "donut"),
+    (lambda p: _donut(p, (110, 110), 70, [0.5, 0.3, 0.2], ["A", "B", "C"], hole=False), "pie"),
+    (lambda p: _bars(p, 40, 180, [60, 110, 90, 140], ["2020", "2021", "2022", "2023"], ["6", "11", "9", "14"],
+                     width=24, gap=20), "bar"),
+    (_stacked, "stacked_bar"),
+    (_line, "line"),
+])
+def test_a_chart_image_is_typed_by_its_shapes(draw, expected):
+    assert raster_chart_type(_image_of(draw))[0] == expected
+
+
+def test_an_image_without_a_chart_has_no_type():
+    def text_only(page):
+        page.insert_textbox(pymupdf.Rect(20, 20, 280, 200), "Our values: integrity, care and courage. " * 8,
+                            fontsize=10)
+    assert raster_chart_type(_image_of(text_only))[0] is None
+    assert raster_chart_type(b"not an image")[0] is None
+
+
+def _page_figures(path, page_no: int) -> list[figures.Figure]:
+    """A page's figures as ingestion reads them, OCR of images included (the real RapidOCR)."""
+    doc = pymupdf.open(path)
+    page = doc[page_no - 1]
+    cfg = IngestSettings()
+    return figures.extract_figures(page, page_no, page_rows(page), figures.repeated_image_digests(doc), cfg, set(),
+                                   _figure_ocr(cfg))
+
+
+def test_a_stock_performance_graph_that_is_an_image_is_a_line_chart():
+    figs = _page_figures(corpus_or_skip("financebench-more", "COCACOLA_2017_10K.pdf"), 29)
+    raster = [f for f in figs if f.kind == "raster"]
+    assert raster and raster[0].chart_type == "line"
+
+
+def test_bars_and_donuts_on_picture_panels_are_charts_of_their_type():
+    path = corpus_or_skip("esg", "polytec_annual_report_2023.pdf")
+    bars = [f for f in _page_figures(path, 71) if f.kind == "raster"]
+    assert bars and all(f.figure_kind == "chart" and f.chart_type == "bar" for f in bars)
+    donuts = [f for f in _page_figures(path, 74) if f.kind == "raster"]
+    assert donuts and all(f.chart_type == "donut" for f in donuts if f.figure_kind == "chart")
