@@ -8,7 +8,11 @@ the figures the answer shows judged against the labelled figure itself, not only
   chart (by default every third fact or narrative question of bench/questions/broad_reports.jsonl).
 The tuning and the held-back part are reported apart. --code DIR runs another checkout's answer code.
 
-Usage: python bench/bench_chart_questions.py --data-dir STORE [--code DIR] [--out FILE.json]"""
+A question whose labelled figure is a table or a logo (a set of filings without charts) is reported apart: the app
+shows a table as its citation's crop, never as a figure. Questions asking for no chart are taken only about the
+store's documents.
+
+Usage: python bench/bench_chart_questions.py --data-dir STORE [--set DIR] [--code DIR] [--out FILE.json]"""
 
 from __future__ import annotations
 
@@ -50,6 +54,7 @@ def main() -> int:
     ap.add_argument("--code", type=Path, default=ROOT)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--others", type=Path, default=OTHERS, help="questions asking for no chart (every third)")
+    ap.add_argument("--set", type=Path, default=SET, help="the labelled set (figures.jsonl, questions.jsonl)")
     a = ap.parse_args()
     sys.path.insert(0, str(a.code.resolve()))
     from rag.assistant import answer as answer_fn
@@ -65,9 +70,10 @@ def main() -> int:
     emb.load()
     docs = store.list_documents()
     doc_ids = {Path(d.file_name).stem: d.document_id for d in docs}
-    figs = {f["id"]: f for f in _load(SET / "figures.jsonl")}
-    questions = _load(SET / "questions.jsonl")
-    others = [q for q in _load(a.others) if q.get("kind") in ("fact", "narrative") and not q.get("figure")][::3]
+    figs = {f["id"]: f for f in _load(a.set / "figures.jsonl")}
+    questions = _load(a.set / "questions.jsonl")
+    others = [q for q in _load(a.others) if q.get("kind") in ("fact", "narrative") and not q.get("figure")
+              and q.get("docs") and all(d in doc_ids for d in q["docs"])][::3]
     cache: dict = {}
     rows = []
     for q in questions:
@@ -78,6 +84,7 @@ def main() -> int:
         on_page = [f for f in ans.figures if any(doc_ids.get(Path(lab["doc"]).stem) == f.document_id
                                                  and f.page == lab["page"] for lab in accept)]
         rows.append({"id": q["id"], "split": q["split"], "shown": len(ans.figures), "hit": bool(right),
+                     "asks_for": figs[q["figure"]]["kind"],
                      "right": len(right), "page_hit": bool(on_page), "figures": [(f.page, f.kind, f.chart_type)
                                                                                    for f in ans.figures]})
     for q in others:
@@ -85,14 +92,18 @@ def main() -> int:
         rows.append({"id": q["id"], "split": q.get("split", "tune"), "shown": len(ans.figures), "other": True})
     out = {}
     for part in ("tune", "held"):
-        cq = [r for r in rows if r["split"] == part and not r.get("other")]
+        cq = [r for r in rows if r["split"] == part and not r.get("other")
+              and r["asks_for"] not in ("table", "logo")]
+        tq = [r for r in rows if r["split"] == part and r.get("asks_for") in ("table", "logo")]
         oq = [r for r in rows if r["split"] == part and r.get("other")]
         shown = sum(r["shown"] for r in cq)
         out[part] = {"chart_questions": len(cq), "shown": round(sum(r["hit"] for r in cq) / max(1, len(cq)), 3),
                      "page_shown": round(sum(r["page_hit"] for r in cq) / max(1, len(cq)), 3),
                      "precision": round(sum(r["right"] for r in cq) / shown, 3) if shown else None,
                      "other_questions": len(oq),
-                     "figures_per_other": round(sum(r["shown"] for r in oq) / max(1, len(oq)), 2)}
+                     "figures_per_other": round(sum(r["shown"] for r in oq) / max(1, len(oq)), 2),
+                     "table_or_logo_questions": len(tq),
+                     "figures_per_table_question": round(sum(r["shown"] for r in tq) / max(1, len(tq)), 2)}
     print(f"{'':22} {'tune':>8} {'held':>8}")
     for k in out["tune"]:
         print(f"{k:22} {str(out['tune'][k]):>8} {str(out['held'][k]):>8}")

@@ -152,7 +152,7 @@ class SelectionSettings(BaseModel):
     nearest: int = Field(5, description="Passages kept with a refusal, for 'Nearest pages: …'.")
     date_window_days: int = Field(3, description="A document published within this many days of a date in the "
                                   "question is the one it names (filing and press dates differ by a day or two).")
-    figure_pool_factor: int = Field(2, description="Figures fetched are this many times max_figures, before floors.")
+    figure_pool_factor: int = Field(4, description="Figures fetched are this many times max_figures, before floors.")
     linked_figure_bonus: float = Field(0.1, description="Sort bonus of a figure linked to a chosen chunk over one "
                                        "that only resembles the question.")
 

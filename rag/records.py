@@ -166,6 +166,7 @@ class FigureHit:
     figure_kind: str | None = None  # chart | diagram | table | photo | logo | decoration | map | cover
     kind_why: str = ""
     context: str | None = None
+    own_similarity: float = 0.0  # the question against the figure's own words (caption, title, legend, labels)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FigureHit:
@@ -173,6 +174,12 @@ class FigureHit:
         r["similarity"] = float(r.get("similarity") or 0.0)
         r["linked"] = bool(r.get("linked"))
         return cls(**r)
+
+    def score(self, linked_bonus: float) -> float:
+        """How well the figure answers the question: its stored vector (caption, the paragraph around it, its
+        text), its own words alone (charts side by side share their paragraph, not their title and legend), and a
+        bonus when a chosen passage holds it."""
+        return self.similarity + self.own_similarity + (linked_bonus if self.linked else 0.0)
 
 
 @dataclass(slots=True)

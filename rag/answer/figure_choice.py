@@ -4,7 +4,11 @@ A figure is shown only when it supports the answer: it is a chart, a diagram or 
 cover, a decoration; a table is shown as the citation's crop of its cited row), its own words (caption, the text
 inside it, the paragraph around it) name the question's measure, and either it belongs to a passage the answer
 cites or the question asks for a chart; and it names nearly as much of the measure as the best such figure. At
-most three; none is a valid answer."""
+most three; none is a valid answer.
+
+A question that asks to see a chart gets one: the figure that answers it best by meaning (its stored vector, its
+own words against the question, a cited passage holding it), whose words name the measure or whose own words are
+close to the question ("women and men" finds the legend "female, male")."""
 
 from __future__ import annotations
 
@@ -17,6 +21,12 @@ from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import FigureHit
 
 MAX_SHOWN = 3
+# a question that asks to see a chart gets the one chart that answers it best, by meaning: the figure's stored
+# vector, its own words and whether a cited passage holds it (FigureHit.score); charts side by side share their
+# paragraph, so a second one shown is most often the neighbour, not the chart asked for
+ASKED_SHOWN = 1
+OWN_FLOOR = 0.30  # a figure none of whose words the question names is shown only this close to it in meaning
+LINKED_BONUS = 0.1
 STRENGTH_SHARE = 0.75  # a figure shown names at least this share of what the best figure names of the measure
 # the question asks to see something: a chart, a plot, a figure, a map — or "show me"
 ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
@@ -61,6 +71,8 @@ def strength(f: FigureHit, terms: set[str]) -> float:
 
 def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     """"The line chart on p. 14 (“Energy mix 2023”), which the cited passage [2] refers to; it names: energy"."""
+    if not words:  # found by meaning: the figure's own words are close to the question's
+        words = [f"what the question asks (closeness {f.own_similarity:.2f})"]
     kind = _KIND_WORDS.get(f.figure_kind or "", "figure")
     what = f"the {f.chart_type.replace('_', ' ')} chart" if kind == "chart" and f.chart_type and f.chart_type != "other" else \
         f"the {kind}"
@@ -81,21 +93,23 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
     terms = measure_terms(a.question, names or [])
-    chosen: list[tuple[bool, float, float, PlacedFigure]] = []
+    chosen: list[tuple[bool, float, float, float, PlacedFigure]] = []
     for f in figures:
         if f.figure_kind in NEVER_SHOWN or not a.paragraphs:
             continue
         words = matches(f, terms)
         marker = cited.get(f.chunk_id) if f.chunk_id is not None else None
-        if not words or not (marker or wants):
+        if not (words or (wants and f.own_similarity >= OWN_FLOOR)) or not (marker or wants):
             continue
         para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
         f.why_shown = why_shown(f, marker, words)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
-        chosen.append((marker is not None, strength(f, terms), f.similarity, PlacedFigure.of(f, label, para)))
+        named = strength(f, terms)
+        chosen.append((marker is not None and not wants, named, f.score(LINKED_BONUS) if wants else named,
+                       f.similarity, PlacedFigure.of(f, label, para)))
     # A figure that names clearly less of the measure than the best one is another chart of the same page or
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
     best = max((x[1] for x in chosen), default=0.0)
     chosen = [x for x in chosen if x[1] >= STRENGTH_SHARE * best]
-    chosen.sort(key=lambda x: (not x[0], -x[1], -x[2]))
-    return [p for _, _, _, p in chosen[:MAX_SHOWN]]
+    chosen.sort(key=lambda x: (not x[0], -x[2], -x[3]))
+    return [x[4] for x in chosen[:ASKED_SHOWN if wants else MAX_SHOWN]]

@@ -14,7 +14,7 @@ import numpy as np
 import pymupdf
 
 from rag.ingest.drawn import family
-from rag.ingest.rasterchart import raster_chart_type
+from rag.ingest.rasterchart import raster_chart_type, round_chart_type
 
 KINDS = ("chart", "diagram", "table", "photo", "logo", "decoration", "map", "cover")
 CHART_TYPES = ("bar", "stacked_bar", "line", "pie", "donut", "area", "scatter", "waterfall", "other")
@@ -59,7 +59,8 @@ class Signals:
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
-    pixels: str | None = None  # an image's chart type read from its pixels (rasterchart.py), raster regions only
+    pixels: str | None = None  # the chart type its rendered pixels show (rasterchart.py): images, and drawings
+    # whose vector shapes gave no type
 
     def to_json(self) -> dict:
         # plain JSON: a region measured on OCR boxes carries numpy floats
@@ -223,6 +224,9 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "raster" and s.pixels in _DRAWN_CHART and s.numbers >= 3:
         return Kind("chart", chart_type_of(s, text), [f"an image of a {s.pixels.replace('_', ' ')} chart with value "
                                                        "labels"])
+    if s.source == "vector" and s.pixels in ("pie", "donut") and s.numbers:
+        return Kind("chart", chart_type_of(s, text), [f"curves drawn as a {s.pixels} of several colours, with a "
+                                                       "value"])
     if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85:
         return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
     if cap == "map":
@@ -277,4 +281,6 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     s.colours, s.white, s.flat = pixel_stats(png)
     if source == "raster":
         s.pixels = raster_chart_type(png)[0]
+    elif drawn == "curve":  # curved drawings of no type: a ring drawn in many pieces shows as one when rendered
+        s.pixels = round_chart_type(png)
     return s

@@ -15,7 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["raster_chart_type"]
+__all__ = ["raster_chart_type", "round_chart_type"]
 
 _MAX_SIDE = 480
 
@@ -43,29 +43,34 @@ def _colour_masks(img: np.ndarray) -> list[np.ndarray]:
 
 
 def _round(masks: list[np.ndarray], shape: tuple[int, ...]) -> str | None:
-    """pie or donut: the colours together make one round blob (circularity ≥ 0.75) of at least 4% of the image,
-    with two colours or more inside it; a donut when the blob's centre holds no ink."""
+    """pie or donut: the coloured ink (thin strokes such as leader lines taken off) fills a circle all round its
+    rim, the circle covers at least 4% of the image, and two colours or more lie in it; a donut when the middle of
+    the circle holds no ink."""
     if len(masks) < 2:
         return None
     union = np.zeros(shape[:2], np.uint8)
     for m in masks:
         union[m] = 255
-    union = cv2.morphologyEx(union, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    union = cv2.morphologyEx(union, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    union = cv2.morphologyEx(union, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))  # white gaps between wedges
     contours, _ = cv2.findContours(union, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     for c in sorted(contours, key=cv2.contourArea, reverse=True)[:2]:
-        area, perim = cv2.contourArea(c), cv2.arcLength(c, True)
-        if area < 0.04 * union.size or perim == 0 or 4 * np.pi * area / perim ** 2 < 0.75:
+        hull = cv2.convexHull(c)
+        area = cv2.contourArea(hull)
+        (cx, cy), r = cv2.minEnclosingCircle(hull)
+        if area < 0.04 * union.size or area < 0.8 * np.pi * r * r:  # round: its hull fills its enclosing circle
             continue
-        x, y, w, h = cv2.boundingRect(c)
-        if not 0.8 <= w / h <= 1.25:
+        ys, xs = np.nonzero(union)
+        dist, angle = np.hypot(xs - cx, ys - cy), np.arctan2(ys - cy, xs - cx)
+        rim = (dist >= 0.7 * r) & (dist <= 1.02 * r)
+        if len(np.unique((angle[rim] + np.pi) * 36 // (2 * np.pi + 1e-9))) < 32:  # ink all round the rim
             continue
-        inside = np.zeros_like(union)
-        cv2.drawContours(inside, [c], -1, 255, -1)
-        if sum(bool((m & (inside > 0)).sum() > 0.05 * area) for m in masks) < 2:
+        disc = np.zeros_like(union)
+        cv2.circle(disc, (int(cx), int(cy)), int(r), 255, -1)
+        if sum(bool((m & (disc > 0)).sum() > 0.01 * area) for m in masks) < 2:
             continue
-        cx, cy, r = x + w // 2, y + h // 2, max(2, min(w, h) // 8)
-        centre = union[cy - r:cy + r, cx - r:cx + r]
-        return "donut" if centre.size and (centre > 0).mean() < 0.2 else "pie"
+        middle = dist < 0.35 * r
+        return "donut" if middle.sum() < 0.2 * np.pi * (0.35 * r) ** 2 else "pie"
     return None
 
 
@@ -170,3 +175,12 @@ def raster_chart_type(png: bytes) -> tuple[str | None, str]:
     except cv2.error:
         return None, ""
     return None, ""
+
+
+def round_chart_type(png: bytes) -> str | None:
+    """pie, donut or None: the one shape the vector drawings may hide (a ring drawn as many curved pieces)."""
+    try:
+        img = _image(png)
+        return _round(_colour_masks(img), img.shape) if img is not None else None
+    except cv2.error:
+        return None

@@ -552,6 +552,7 @@ class Figures:
             found = s.store.match_figures(s.vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
+            own_similarity(found, s.vec, s.embedder)
             s.figures = self.keep(found, chunks, cfg)
         s.entry.n_out = len(s.figures)
         return s
@@ -573,8 +574,18 @@ class Figures:
                 continue
             keep.append(f)
         bonus = cfg.selection.linked_figure_bonus
-        keep.sort(key=lambda f: (-(f.similarity + (bonus if f.linked else 0.0))))
+        keep.sort(key=lambda f: -f.score(bonus))
         return keep[: cfg.max_figures]
+
+
+def own_similarity(figures: list[FigureHit], vec, embedder) -> None:
+    """Each figure's own words (caption, then its text: a chart's reading, title, legend and labels) against the
+    question, by meaning: "women and men" finds a chart whose legend says "female, male"."""
+    if not figures or vec is None:
+        return
+    texts = [f"{f.caption or ''}\n{(f.ocr_text or '')[:300]}".strip() or "figure" for f in figures]
+    for f, v in zip(figures, embedder.encode(texts), strict=True):
+        f.own_similarity = float(v @ vec)
 
 
 class Facts:
