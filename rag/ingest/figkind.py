@@ -279,8 +279,10 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
               and (r.x1 or r.x0) <= rect.x1 + 2]
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
     s.colours, s.white, s.flat = pixel_stats(png)
-    if source == "raster":
+    # the shapes of the rendered pixels, where they can change the verdict (they cost a few milliseconds): an image
+    # with figures in it (not a photo), and curved drawings of no type with a value (a ring drawn in many pieces)
+    if source == "raster" and (s.numbers or s.axis) and s.white >= 0.35:
         s.pixels = raster_chart_type(png)[0]
-    elif drawn == "curve":  # curved drawings of no type: a ring drawn in many pieces shows as one when rendered
+    elif source == "vector" and drawn == "curve" and s.numbers:
         s.pixels = round_chart_type(png)
     return s
