@@ -31,7 +31,8 @@ def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
                             (f"mentions {terms}" if terms else "matches the question closely enough"))
     a = Answer(question=r.question, answer=md, confidence="medium", evidence=evidence, mode="extractive")
     verify_and_score(a, r, settings.answer, [u.score for u in chosen])
-    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms,
+                              linked_bonus=settings.retrieval.selection.linked_figure_bonus)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 
@@ -245,7 +246,8 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
     verify_and_score(a, r, settings.answer, [], dropped=len([u for u in unsupported if u.get("action") == "dropped"]),
                      extra_text="\n".join(computed))
     _as_sure_as_code(a, base)
-    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms,
+                              linked_bonus=settings.retrieval.selection.linked_figure_bonus)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
     return a
 

@@ -13,6 +13,7 @@ close to the question ("women and men" finds the legend "female, male")."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from rag.answer.extractive import _terms
 from rag.answer.model import Answer, PlacedFigure
@@ -26,7 +27,6 @@ MAX_SHOWN = 3
 # paragraph, so a second one shown is most often the neighbour, not the chart asked for
 ASKED_SHOWN = 1
 OWN_FLOOR = 0.30  # a figure none of whose words the question names is shown only this close to it in meaning
-LINKED_BONUS = 0.1
 STRENGTH_SHARE = 0.75  # a figure shown names at least this share of what the best figure names of the measure
 # the question asks to see something: a chart, a plot, a figure, a map — or "show me"
 ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
@@ -74,17 +74,30 @@ def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     if not words:  # found by meaning: the figure's own words are close to the question's
         words = [f"what the question asks (closeness {f.own_similarity:.2f})"]
     kind = _KIND_WORDS.get(f.figure_kind or "", "figure")
-    what = f"the {f.chart_type.replace('_', ' ')} chart" if kind == "chart" and f.chart_type and f.chart_type != "other" else \
-        f"the {kind}"
+    typed = kind == "chart" and f.chart_type and f.chart_type != "other"
+    what = f"the {f.chart_type.replace('_', ' ')} chart" if typed and f.chart_type else f"the {kind}"
     caption = (f.caption or "").strip()
     named = f" (“{caption[:80]}{'…' if len(caption) > 80 else ''}”)" if caption else ""
     link = f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
     return f"{what[0].upper()}{what[1:]} on p. {f.page}{named}{link}; it shows {', '.join(words[:4])}"
 
 
-def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None = None) -> list[PlacedFigure]:
+@dataclass
+class _Option:
+    """A figure that may be shown, with what orders it: a cited passage's own figure first (unless a chart is
+    asked for), then its rank, then its stored similarity."""
+    cited_first: bool
+    named: float  # how much of the measure it names (strength)
+    rank: float  # a chart asked for: its score by meaning; else how much it names
+    similarity: float
+    placed: PlacedFigure
+
+
+def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None = None, *,
+                  linked_bonus: float) -> list[PlacedFigure]:
     """The figures that support the answer, each after the paragraph that cites its passage (else its document's
-    paragraph); a chart the question asks for may follow the first paragraph. At most three, linked ones first."""
+    paragraph); a chart the question asks for may follow the first paragraph. At most three, linked ones first.
+    `linked_bonus`: the retrieval setting `selection.linked_figure_bonus`, the weight of a cited passage's figure."""
     marker_para: dict[int, int] = {}
     for i, p in enumerate(a.paragraphs):
         for m in _MARKER.findall(p):
@@ -93,7 +106,7 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
     terms = measure_terms(a.question, names or [])
-    chosen: list[tuple[bool, float, float, float, PlacedFigure]] = []
+    options: list[_Option] = []
     for f in figures:
         if f.figure_kind in NEVER_SHOWN or not a.paragraphs:
             continue
@@ -105,11 +118,11 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         f.why_shown = why_shown(f, marker, words)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
         named = strength(f, terms)
-        chosen.append((marker is not None and not wants, named, f.score(LINKED_BONUS) if wants else named,
-                       f.similarity, PlacedFigure.of(f, label, para)))
+        options.append(_Option(marker is not None and not wants, named, f.score(linked_bonus) if wants else named,
+                               f.similarity, PlacedFigure.of(f, label, para)))
     # A figure that names clearly less of the measure than the best one is another chart of the same page or
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
-    best = max((x[1] for x in chosen), default=0.0)
-    chosen = [x for x in chosen if x[1] >= STRENGTH_SHARE * best]
-    chosen.sort(key=lambda x: (not x[0], -x[2], -x[3]))
-    return [x[4] for x in chosen[:ASKED_SHOWN if wants else MAX_SHOWN]]
+    best = max((o.named for o in options), default=0.0)
+    options = [o for o in options if o.named >= STRENGTH_SHARE * best]
+    options.sort(key=lambda o: (not o.cited_first, -o.rank, -o.similarity))
+    return [o.placed for o in options[:ASKED_SHOWN if wants else MAX_SHOWN]]

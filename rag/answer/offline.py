@@ -132,7 +132,8 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
         text += f"\n\n*Not computed:* {missing_note}."
     a = Answer(question=r.question, answer=text, confidence="low", evidence=marks.evidence, mode="extractive")
     a.computed = _computed_sentences(lead)
-    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms)
+    a.figures = place_figures(r.figures, a, r.intent.company_names + r.intent.company_terms,
+                              linked_bonus=settings.retrieval.selection.linked_figure_bonus)
     if judged.chart is not None and lead is not None and lead.kind == "chart" and \
             all(p.figure_id != judged.chart.figure_id for p in a.figures):  # the chart the lead describes is shown
         label = next((e.document for e in a.evidence), judged.chart.file_name)

@@ -51,4 +51,4 @@ def _figures_as_before(store, vec, chunks: list[Candidate], a: Answer, settings:
             if f"[{e.marker}]" in p:
                 para.setdefault(e.document_id, i)
     return [PlacedFigure.of(f, f.file_name, para[f.document_id])
-            for f in Figures.keep(found, chunks, cfg, kinds=False) if f.document_id in para]
+            for f in Figures.best(Figures.admit(found, chunks, cfg, kinds=False), cfg) if f.document_id in para]

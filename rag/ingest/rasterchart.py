@@ -31,8 +31,9 @@ def _image(png: bytes) -> np.ndarray | None:
 
 
 def _colour_masks(img: np.ndarray) -> list[np.ndarray]:
-    """One mask per colour (8 levels a channel) that holds at least 0.3% of the image, the ten largest: the ink of bars, wedges and
-    series, greys included (a chart's second colour is often grey), but not the white ground or black text."""
+    """One mask per colour (8 levels a channel) that holds at least 0.3% of the image, the ten largest: the ink of
+    bars, wedges and series, greys included (a chart's second colour is often grey), but not the white ground or
+    black text."""
     light, dark = img.min(axis=2) > 225, img.max(axis=2) < 70
     q = (img.astype(np.int32) >> 5)
     code = q[:, :, 0] * 64 + q[:, :, 1] * 8 + q[:, :, 2]
@@ -87,8 +88,9 @@ def _rectangles(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _bars(masks: list[np.ndarray]) -> str | None:
-    """bar or stacked bar: at least three solid bars (longer than thick) standing on one baseline (bottoms within 2% of the
-    image height) or starting at one left edge; stacked when a rectangle of another colour sits right on one."""
+    """bar or stacked bar: at least three solid bars (longer than thick) standing on one baseline (bottoms within 2%
+    of the image height) or starting at one left edge; stacked when a rectangle of another colour sits right on
+    one."""
     rects = [(r, i) for i, m in enumerate(masks) for r in _rectangles(m)]
     if len(rects) < 3:
         return None
@@ -112,9 +114,16 @@ def _bars(masks: list[np.ndarray]) -> str | None:
     return "bar"
 
 
+def _mark(stat, area: int) -> bool:
+    """A solid mark of a scatter plot: 9 px up to 0.5% of the image, about as wide as high, at least half filled."""
+    w, h, px = stat[2], stat[3], stat[4]
+    return 9 <= px <= 0.005 * area and 0.5 <= w / max(1, h) <= 2 and px >= 0.5 * w * h
+
+
 def _trace(mask: np.ndarray) -> bool:
-    """A thin trace across the plot that moves: one stroke with ink in at least 40% of the columns, at most 6% of the height a
-    column, and its height along the columns varies by more than 3% of the image (a grid line's does not)."""
+    """A thin trace across the plot that moves: one stroke with ink in at least 40% of the columns, at most 6% of
+    the height a column, and its height along the columns varies by more than 3% of the image (a grid line's does
+    not)."""
     height, width = mask.shape
     cols = np.flatnonzero(mask.any(axis=0))
     if len(cols) < 0.4 * width:
@@ -141,8 +150,7 @@ def _marks(img: np.ndarray, masks: list[np.ndarray]) -> bool:
         if len(rgb) == 0 or np.median(rgb.max(axis=1) - rgb.min(axis=1)) < 24:
             continue
         n, _, stats, _ = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
-        small += sum(1 for i in range(1, n) if 9 <= stats[i][4] <= 0.005 * m.size
-                     and 0.5 <= stats[i][2] / max(1, stats[i][3]) <= 2 and stats[i][4] >= 0.5 * stats[i][2] * stats[i][3])
+        small += sum(1 for i in range(1, n) if _mark(stats[i], m.size))
     return small >= 15
 
 

@@ -541,7 +541,8 @@ def budget(chosen: list[Candidate], chars: int) -> list[Candidate]:
 
 class Figures:
     """Figures linked to the final chunks or matching the question by caption / context / OCR; at most
-    max_figures, none below the floors. Each carries its chunk and a 'why shown'."""
+    max_figures, none below the floors. Each carries its chunk and a 'why shown'. Only the figures that may be
+    shown are embedded for their own words' closeness to the question."""
     name = "figures"
 
     def run(self, s: State) -> State | Refusal:
@@ -552,15 +553,18 @@ class Figures:
             found = s.store.match_figures(s.vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
-            own_similarity(found, s.vec, s.embedder)
-            s.figures = self.keep(found, chunks, cfg)
+            showable = self.admit(found, chunks, cfg)
+            own_similarity(showable, s.vec, s.embedder)
+            s.figures = self.best(showable, cfg)
         s.entry.n_out = len(s.figures)
         return s
 
     @staticmethod
-    def keep(found: list[FigureHit], chunks: list[Candidate], cfg: RetrievalSettings,
-             kinds: bool = True) -> list[FigureHit]:
-        """`kinds=False`: every kind, as before figures had kinds (the evaluation's baseline)."""
+    def admit(found: list[FigureHit], chunks: list[Candidate], cfg: RetrievalSettings,
+              kinds: bool = True) -> list[FigureHit]:
+        """The figures that may be shown: a kind that is shown, linked to a final chunk above the linked floor or
+        above the figure floor. `kinds=False`: every kind, as before figures had kinds (the evaluation's
+        baseline)."""
         rank = {c.chunk_id: i for i, c in enumerate(chunks)}
         keep = []
         for f in found:
@@ -573,9 +577,13 @@ class Figures:
             else:
                 continue
             keep.append(f)
+        return keep
+
+    @staticmethod
+    def best(figures: list[FigureHit], cfg: RetrievalSettings) -> list[FigureHit]:
+        """At most max_figures, by score (stored similarity, own words' closeness, a linked bonus)."""
         bonus = cfg.selection.linked_figure_bonus
-        keep.sort(key=lambda f: -f.score(bonus))
-        return keep[: cfg.max_figures]
+        return sorted(figures, key=lambda f: -f.score(bonus))[: cfg.max_figures]
 
 
 def own_similarity(figures: list[FigureHit], vec, embedder) -> None:

@@ -9,13 +9,17 @@ from rag.answer.extractive import compose, units_of
 from rag.answer.figure_choice import place_figures
 from rag.answer.finalize import Checks, confidence_policy, insufficient
 from rag.answer.model import Answer, Evidence
-from rag.config import AnswerSettings
+from rag.config import AnswerSettings, RetrievalSettings
 from rag.records import Refusal
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import understand
 from rag.retrieve.trace import Trace
 
 CFG = AnswerSettings()
+
+
+def place(figures, a, names=None):
+    return place_figures(figures, a, names, linked_bonus=RetrievalSettings().selection.linked_figure_bonus)
 
 
 def checks(**kw) -> Checks:
@@ -55,7 +59,7 @@ def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
     c1, c2 = cand(1), cand(2, doc(2, "Globex Industries Inc"))
     a = Answer("What were Acme's and Globex's net sales?", "**Acme**: sales [1].\n\n**Globex**: sales [2].",
                "medium", evidence=[Evidence.of(c1, 1, "sales"), Evidence.of(c2, 2, "sales")])
-    placed = place_figures([figure(1, 2, 0.5, True, 2, "Net sales by year", chart_type="bar"),
+    placed = place([figure(1, 2, 0.5, True, 2, "Net sales by year", chart_type="bar"),
                             figure(2, 1, 0.6, True, 1, "Net sales by region", kind="photo"),
                             figure(3, 1, 0.6, True, 1, "Our people"),
                             figure(4, 99, 0.7, False, 1, "Net sales by quarter")], a)
@@ -71,9 +75,9 @@ def test_a_chart_the_question_asks_for_is_the_one_that_answers_best_and_none_is_
     a = Answer("Show the chart of Acme's energy use", "Energy use was 5 GWh [1].", "medium",
                evidence=[Evidence.of(c1, 1, "energy")])
     figs = [figure(i, 50 + i, 0.5 - i / 100, False, 1, f"Energy use {i}") for i in range(1, 6)]
-    placed = place_figures(figs, a, ["Acme"])
+    placed = place(figs, a, ["Acme"])
     assert [f.figure_id for f in placed] == [1] and "which the question asks to see" in placed[0].why_shown
-    assert place_figures([figure(9, 1, 0.9, True, 1, "Water withdrawal")], a) == []
+    assert place([figure(9, 1, 0.9, True, 1, "Water withdrawal")], a) == []
 
 
 def test_of_two_charts_side_by_side_the_one_whose_own_words_mean_the_question_is_shown():
@@ -84,10 +88,10 @@ def test_of_two_charts_side_by_side_the_one_whose_own_words_mean_the_question_is
                evidence=[Evidence.of(c1, 1, "staff")])
     gender, ages = figure(1, 7, 0.55, False, 1, "Female / Male"), figure(2, 7, 0.55, False, 1, "Under 30 / 30-50")
     gender.own_similarity, ages.own_similarity = 0.52, 0.31
-    placed = place_figures([ages, gender], a)
+    placed = place([ages, gender], a)
     assert [f.figure_id for f in placed] == [1] and "closeness 0.52" in placed[0].why_shown
     gender.own_similarity = 0.2  # not close in meaning and no word of the question: nothing is shown
-    assert place_figures([gender], a) == []
+    assert place([gender], a) == []
 
 
 def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown():
@@ -97,12 +101,12 @@ def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown()
     figs = [figure(1, 50, 0.4, False, 7, "Figure 13: Gauge factor according to the bias voltage"),
             figure(2, 51, 0.5, False, 7, "Figure 15: Power consumption according to the bias voltage"),
             figure(3, 52, 0.6, False, 7, "Figure 14: Temperature sensitivity according to the bias voltage")]
-    assert [f.figure_id for f in place_figures(figs, a)] == [1]
+    assert [f.figure_id for f in place(figs, a)] == [1]
     # two charts of the cited passage naming as much of the measure are both shown
     b = Answer("What were Acme's Scope 1 and Scope 2 emissions?", "Scope 1 fell [1].", "medium",
                evidence=[Evidence.of(c1, 1, "scope")])
     figs = [figure(4, 1, 0.5, True, 3, "Scope 1 emissions"), figure(5, 1, 0.4, True, 3, "Scope 2 emissions")]
-    assert {f.figure_id for f in place_figures(figs, b, ["Acme"])} == {4, 5}
+    assert {f.figure_id for f in place(figs, b, ["Acme"])} == {4, 5}
 
 
 def test_a_refusal_says_why_once_and_names_the_nearest_pages_only_when_they_are_on_topic():
