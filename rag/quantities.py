@@ -149,7 +149,10 @@ _SHARE_Q = re.compile(r"\b(what|which) (percent|percentage|share|proportion|port
 _COUNT_Q = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.I)
 _CHART_Q = re.compile(r"^\s*(?:can you |could you |please )?(show|display|plot|visuali[sz]e)( me)?\b|"
                       r"\b(show|display|see)\b.*\b(chart|graph|plot|figure|diagram|visual)|\b(chart|graph|plot|figure|"
-                      r"diagram)s? (of|showing|that shows|with)\b|\bis there a (chart|graph|figure|plot)\b", re.I)
+                      r"diagram)s? (of|showing|that shows|with)\b|\bis there a (chart|graph|figure|plot)\b|"
+                      # the thing asked is named last ("MTU shareholder structure by region chart", "graph please")
+                      r"\b(chart|graph|plot|pie|donut|doughnut)s?(?: please)?\W*$|^\W*which (chart|graph|figure|plot)\b",
+                      re.I)
 _YESNO_Q = re.compile(r"^\s*(is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
 _DESCRIBE_Q = re.compile(r"^\s*(why|how (?!much|many|big|large|high|low|long|often|far|small)|describe|explain|summari[sz]e|discuss|outline)\b|\bwhat (drove|"
                          r"caused|explains|led to|are the (main|key)|is the (main|key|purpose|goal|strategy|approach|"

@@ -8,7 +8,8 @@ most three; none is a valid answer.
 
 A question that asks to see a chart gets one: the figure that answers it best by meaning (its stored vector, its
 own words against the question, a cited passage holding it), whose words name the measure or whose own words are
-close to the question ("women and men" finds the legend "female, male")."""
+close to the question ("women and men" finds the legend "female, male"); of the type it names, if it names one
+("the pie of sales" shows the pie, not the bars beside it)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from rag.answer.extractive import _terms
 from rag.answer.model import Answer, PlacedFigure
 from rag.answer.verify import _MARKER
+from rag.ingest.drawn import family
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import FigureHit
 
@@ -33,12 +35,24 @@ ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[s
                         r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
 # words of a request to see, not of the measure
 _ASK_WORDS = {w for t in ("chart graph plot figure diagram visual visualise visualize illustrate show see where "
-                          "picture image there tracking comparing splitting like over into each") for w in _terms(t)}
+                          "picture image there tracking comparing splitting like over into each pie donut doughnut "
+                          "histogram scatter waterfall") for w in _terms(t)}
 _KIND_WORDS = {"chart": "chart", "diagram": "diagram", "map": "map"}
+# the chart types a question may name, by family: asked for "the pie", the pie is shown, not the bars beside it
+_NAMED_FAMILY = [(re.compile(r"\b(?:pie|donut|doughnut)s?\b", re.I), "pie"),
+                 (re.compile(r"\b(?:bar|column) (?:charts?|graphs?)\b|\bbars\b|\bhistograms?\b|\bwaterfall\b", re.I),
+                  "bar"),
+                 (re.compile(r"\bline (?:charts?|graphs?)\b", re.I), "line"),
+                 (re.compile(r"\bscatter", re.I), "scatter")]
+
+
+def named_family(question: str) -> str | None:
+    """The family of chart type the question names ("show me the pie of sales" -> pie), if one."""
+    return next((fam for pat, fam in _NAMED_FAMILY if pat.search(question)), None)
 
 
 def asks_chart(question: str) -> bool:
-    return bool(ASKS_CHART.search(question))
+    return bool(ASKS_CHART.search(question)) or named_family(question) is not None
 
 
 def measure_terms(question: str, names: list[str]) -> set[str]:
@@ -85,8 +99,9 @@ def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
 @dataclass
 class _Option:
     """A figure that may be shown, with what orders it: a cited passage's own figure first (unless a chart is
-    asked for), then its rank, then its stored similarity."""
+    asked for), then one of the chart type the question names, then its rank, then its stored similarity."""
     cited_first: bool
+    of_type: bool  # of the chart type the question names
     named: float  # how much of the measure it names (strength)
     rank: float  # a chart asked for: its score by meaning; else how much it names
     similarity: float
@@ -105,6 +120,7 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     cited = {e.chunk_id: e.marker for e in a.evidence if e.marker in marker_para}
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
+    kind_named = named_family(a.question)
     terms = measure_terms(a.question, names or [])
     options: list[_Option] = []
     for f in figures:
@@ -118,11 +134,12 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         f.why_shown = why_shown(f, marker, words)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
         named = strength(f, terms)
-        options.append(_Option(marker is not None and not wants, named, f.score(linked_bonus) if wants else named,
+        options.append(_Option(marker is not None and not wants, kind_named is not None and
+                               family(f.chart_type) == kind_named, named, f.score(linked_bonus) if wants else named,
                                f.similarity, PlacedFigure.of(f, label, para)))
     # A figure that names clearly less of the measure than the best one is another chart of the same page or
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
     best = max((o.named for o in options), default=0.0)
     options = [o for o in options if o.named >= STRENGTH_SHARE * best]
-    options.sort(key=lambda o: (not o.cited_first, -o.rank, -o.similarity))
+    options.sort(key=lambda o: (not o.cited_first, not o.of_type, -o.rank, -o.similarity))
     return [o.placed for o in options[:ASKED_SHOWN if wants else MAX_SHOWN]]

@@ -94,6 +94,24 @@ def _covered_centre(drawings: list[dict], wedges: list[dict], centre: pymupdf.Po
     return False
 
 
+def _straight(it: tuple) -> bool:
+    return it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5)
+
+
+def _rounded(d: dict) -> bool:
+    """A column with rounded corners: straight edges across and down, at most eight small corner curves, at least
+    twice as high as wide (a diagram's rounded boxes and pills are wide, and hold words)."""
+    r = d["rect"]
+    if r.height < 2 * r.width:
+        return False
+    corner = 0.5 * min(r.width, r.height)
+    curves = [it for it in d["items"] if it[0] == "c"]
+    small = all(abs(it[1].x - it[4].x) <= corner and abs(it[1].y - it[4].y) <= corner for it in curves)
+    edges = [it for it in d["items"] if it[0] == "l"]
+    return 1 <= len(curves) <= 8 and small and len(edges) >= 2 and all(_straight(it) for it in edges) and \
+        len(curves) + len(edges) == len(d["items"])
+
+
 def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple | None]]:
     """Filled rectangles narrower than the region: drawn as rectangles, or as closed paths of straight edges."""
     out = []
@@ -106,8 +124,7 @@ def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupd
                 r = pymupdf.Rect(it[1]) if it[0] == "re" else it[1].rect
                 if 1.5 < r.width < 0.8 * rect.width and r.height > 1.5:
                     out.append((r, colour))
-        if d["items"] and all(it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5)
-                              for it in d["items"]):
+        if d["items"] and (all(_straight(it) for it in d["items"]) or _rounded(d)):
             r = d["rect"]
             if 1.5 < r.width < 0.8 * rect.width and r.height > 1.5:
                 out.append((pymupdf.Rect(r), colour))
@@ -200,10 +217,10 @@ def _bars(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     if _stacks(bars, True) >= 2 or _stacks(bars, False) >= 2 or _one_long_stack(bars):
         # stacks of segments: the bottom segments share a baseline (or left edge), the rest float
         return "stacked_bar"
+    if _waterfall(bars):  # before plain bars: two floating bars of a waterfall may end on one level
+        return "waterfall"
     if vertical or horizontal:
         return "bar"
-    if _waterfall(bars):
-        return "waterfall"
     return None
 
 

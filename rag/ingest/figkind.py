@@ -280,9 +280,13 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
     s.colours, s.white, s.flat = pixel_stats(png)
     # the shapes of the rendered pixels, where they can change the verdict (they cost a few milliseconds): an image
-    # with figures in it (not a photo), and curved drawings of no type with a value (a ring drawn in many pieces)
+    # with figures in it (not a photo); curved drawings of no type with a value (a ring drawn in many pieces); and
+    # strokes or bars without an axis (a ring drawn as thick arcs reads as lines, its legend's swatches as bars): a
+    # round shape of several colours is its type
     if source == "raster" and (s.numbers or s.axis) and s.white >= 0.35:
         s.pixels = raster_chart_type(png)[0]
-    elif source == "vector" and drawn == "curve" and s.numbers:
+    elif source == "vector" and s.numbers and (drawn == "curve" or (drawn in ("line", "bar") and not s.axis)):
         s.pixels = round_chart_type(png)
+        if drawn != "curve" and s.pixels:
+            s.drawn = s.pixels
     return s

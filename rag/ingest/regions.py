@@ -7,7 +7,11 @@ the way a reader sees one figure in a bar chart's bars, axis and legend keys. Th
 - **prose**: a region never takes in a line of running text; groups are not joined across one;
 - **two charts**: two groups that are each a chart by themselves (rag/ingest/drawn.py) are joined only when they
   nearly touch, as the halves of one chart do, or when they are bars of one chart drawn apart (two 100% bars one
-  under the other, bars on one baseline)."""
+  under the other, bars on one baseline).
+
+Bars set wide apart (thin bars of a waterfall, a few wide columns) are further apart than groups are joined: a row
+of three or more single bars of one width at a regular spacing, of different heights, is one chart's series and
+becomes one group."""
 
 from __future__ import annotations
 
@@ -59,13 +63,23 @@ class _Group:
 
 
 def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[dict]) -> bool:
-    """Bars of one chart drawn apart: two bar groups of one type, one under the other with the same left and right
-    ends (two 100% bars), or side by side on one baseline."""
+    """Bars of one chart drawn apart: two bar groups of one type, one under the other from the same left edge
+    (two 100% bars, the rows of a horizontal bar chart), or side by side on one baseline."""
     ta, tb = a.verdict(drawings)[1], b.verdict(drawings)[1]
     if ta != tb or family(ta) != "bar":
         return False
     ra, rb = a.rect, b.rect
-    return (abs(ra.x0 - rb.x0) < 2 and abs(ra.x1 - rb.x1) < 2) or abs(ra.y1 - rb.y1) < 2
+    return abs(ra.x0 - rb.x0) < 2 or abs(ra.y1 - rb.y1) < 2
+
+
+def _row_gap(a: _Group, b: _Group, drawings: list[dict]) -> float:
+    """How far apart the rows of one bar chart may be: the join distance, or twice the thinner row when both are
+    single rows (one solid horizontal bar, at least three times as long as thick, alone in its group)."""
+    for g in (a, b):
+        bar = _bar_of(g, drawings)
+        if bar is None or bar.width < 3 * bar.height:
+            return JOIN_Y
+    return max(JOIN_Y, 2 * min(a.rect.height, b.rect.height))
 
 
 def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
@@ -88,19 +102,15 @@ def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
 
 def _joinable(a: _Group, b: _Group, drawings: list[dict], prose: list[pymupdf.Rect]) -> bool:
     gx, gy = _gap(a.rect, b.rect)
-    if gx > JOIN_X or gy > JOIN_Y or _holds(a.rect | b.rect, prose):
+    if gx > JOIN_X or gy > _row_gap(a, b, drawings) or _holds(a.rect | b.rect, prose):
         return False
+    if gy > JOIN_Y:  # further apart than neighbours: only rows of one bar chart, one under the other
+        return gx == 0 and a.is_chart(drawings) and b.is_chart(drawings) and _rows_of_one_chart(a, b, drawings)
     return max(gx, gy) <= CHARTS_JOIN or not (a.is_chart(drawings) and b.is_chart(drawings)) \
         or _rows_of_one_chart(a, b, drawings)
 
 
-def vector_groups(drawings: list[dict], prose: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
-    """The regions of a page's drawings: tight groups joined while they are close, never across prose, never two
-    charts apart; panels and frames left out."""
-    backgrounds = _backgrounds(drawings)
-    keep = [i for i in range(len(drawings)) if i not in backgrounds]
-    groups = _tight_groups(drawings, keep)
-    # a group that holds prose is a text's frame or decoration: it joins nothing
+def _join_all(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Rect]) -> None:
     changed = True
     while changed:
         changed = False
@@ -108,12 +118,91 @@ def vector_groups(drawings: list[dict], prose: list[pymupdf.Rect]) -> list[pymup
             for b in groups:
                 if a is b or not _joinable(a, b, drawings, prose):
                     continue
-                a.rect |= b.rect
-                a.members += b.members
-                a.chart = None
-                groups.remove(b)
+                _merge(a, b, groups)
                 changed = True
                 break
             if changed:
                 break
+
+
+def _merge(a: _Group, b: _Group, groups: list[_Group]) -> None:
+    a.rect |= b.rect
+    a.members += b.members
+    a.chart = None
+    groups.remove(b)
+
+
+def _bar_of(g: _Group, drawings: list[dict]) -> pymupdf.Rect | None:
+    """The group's bar: its filled shapes (a bar, a rounded bar, a stack of segments), solid, and nothing else but
+    thin lines (a waterfall's connectors, a tick, a bracket)."""
+    members = [drawings[i] for i in g.members]
+    filled = [d["rect"] for d in members if d.get("fill") is not None]
+    if not filled:
+        return None
+    r = pymupdf.Rect(filled[0])
+    for f in filled[1:]:
+        r |= f
+    outline = r + (-2, -2, 2, 2)
+    if any(min(d["rect"].width, d["rect"].height) > 2 and not outline.contains(d["rect"])
+           for d in members if d.get("fill") is None):
+        return None
+    solid = sum(f.get_area() for f in filled) >= 0.8 * r.get_area()
+    return r if r.width >= 2 and r.height >= 2 and solid else None
+
+
+def _regular(bars: list[pymupdf.Rect]) -> bool:
+    """Three or more bars of one width (within 30%), centres at one spacing (within 25%) of at most eight widths,
+    overlapping one band across, not all of one height and top (a table's shaded header cells are)."""
+    return len(bars) >= 3 and _in_step(bars) and len({(round(b.y0), round(b.y1)) for b in bars}) >= 2
+
+
+def _in_step(bars: list[pymupdf.Rect]) -> bool:
+    """Bars (two or more, left to right) of one width at one spacing, in one band across."""
+    width = sorted(b.width for b in bars)[len(bars) // 2]
+    steps = [(b.x0 + b.x1 - a.x0 - a.x1) / 2 for a, b in zip(bars, bars[1:], strict=False)]
+    band = pymupdf.Rect(bars[0])
+    for b in bars[1:]:
+        band |= b
+    return (all(abs(b.width - width) <= 0.3 * width for b in bars) and min(steps) > width
+            and max(steps) <= 1.25 * min(steps) and max(steps) <= 8 * width
+            and band.height <= 3 * max(b.height for b in bars))
+
+
+def _bar_series(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Rect]) -> None:
+    """Single bars in a row at a regular spacing (too far apart to be joined as neighbours) become one group."""
+    bars = sorted(((g, b) for g in groups if (b := _bar_of(g, drawings)) is not None), key=lambda x: x[1].x0)
+    used: set[int] = set()
+    for i, (g, b) in enumerate(bars):
+        if id(g) in used:
+            continue
+        run = [(g, b)]
+        for h, c in bars[i + 1:]:
+            if id(h) in used or c.y1 < b.y0 - 3 * b.height or c.y0 > b.y1 + 3 * b.height:
+                continue
+            if _in_step([r for _, r in run] + [c]):
+                run.append((h, c))
+            elif len(run) >= 2 and c.x0 - run[-1][1].x1 > 8 * b.width:
+                break
+        if len(run) < 3 or not _regular([r for _, r in run]):
+            continue
+        union = pymupdf.Rect(b)
+        for _, r in run[1:]:
+            union |= r
+        if _holds(union, prose):
+            continue
+        for h, _ in run[1:]:
+            _merge(g, h, groups)
+            used.add(id(h))
+        used.add(id(g))
+
+
+def vector_groups(drawings: list[dict], prose: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
+    """The regions of a page's drawings: tight groups joined while they are close, never across prose, never two
+    charts apart; bars of one series set wide apart joined; panels and frames left out."""
+    backgrounds = _backgrounds(drawings)
+    keep = [i for i in range(len(drawings)) if i not in backgrounds]
+    groups = _tight_groups(drawings, keep)
+    _join_all(groups, drawings, prose)
+    _bar_series(groups, drawings, prose)
+    _join_all(groups, drawings, prose)
     return [g.rect for g in groups]

@@ -94,6 +94,21 @@ def test_of_two_charts_side_by_side_the_one_whose_own_words_mean_the_question_is
     assert place([gender], a) == []
 
 
+def test_a_question_naming_a_chart_type_gets_a_chart_of_that_type():
+    """"The pie of sales": the pie is shown, though the bars beside it are closer by meaning; with no pie among
+    the figures, the closest chart is."""
+    c1 = cand(1)
+    a = Answer("Show me the pie of Acme's sales by segment", "Sales were split [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "sales")])
+    bars = figure(1, 11, 0.8, False, 1, "Sales by segment", chart_type="stacked_bar")
+    pie = figure(2, 11, 0.7, False, 1, "Sales contribution by segment", chart_type="pie")
+    assert [f.figure_id for f in place([bars, pie], a, ["Acme"])] == [2]
+    assert [f.figure_id for f in place([bars], a, ["Acme"])] == [1]
+    b = Answer("Acme sales by segment, pie chart?", "Sales were split [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "sales")])
+    assert [f.figure_id for f in place([bars, pie], b, ["Acme"])] == [2]
+
+
 def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown():
     c1 = cand(1)
     a = Answer("Plot of the gauge factor against the bias voltage", "The gauge factor peaks at 1.2 V [1].", "medium",

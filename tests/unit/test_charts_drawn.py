@@ -158,6 +158,55 @@ def test_a_line_is_a_line_and_two_charts_on_one_coloured_panel_stay_two():
     assert not a.intersects(b)
 
 
+def test_bars_set_wide_apart_are_one_chart_rounded_or_thin():
+    """Four rounded columns a bar's width apart, and a waterfall of thin floating bars five widths apart: each is
+    one chart, cut whole, though its bars are further apart than neighbouring shapes are joined."""
+    doc, page = _page()
+    page.insert_text((60, 90), "Greenhouse gas emissions, Scope 1 and 2", fontsize=11)
+    for i, h in enumerate([200, 180, 160, 130]):
+        x = 60 + 52 * i
+        page.draw_rect(pymupdf.Rect(x, 320 - h, x + 30, 320), color=None, fill=COLOURS[0], radius=0.1)
+        page.insert_text((x + 2, 320 - h + 12), f"{2152 - 200 * i:,}", fontsize=8, color=(1, 1, 1))
+        page.insert_text((x + 2, 334), str(2020 + i), fontsize=8)
+    _prose(page, 360)
+    page.insert_text((60, 450), "Reconciliation of EBITDA to profit", fontsize=11)
+    level = 620.0
+    for i, step in enumerate([-120, 60, -20, -40, 30, -25, 90]):
+        x = 70 + 45 * i
+        top, bottom = (level + step, level) if step < 0 else (level, level + step)
+        page.draw_rect(pymupdf.Rect(x, min(top, bottom), x + 8, max(top, bottom)), color=None,
+                       fill=COLOURS[i % 2])
+        page.insert_text((x - 4, min(top, bottom) - 3), f"{-step:+}", fontsize=7)
+        level += step
+    _prose(page, 700, 3)
+    charts = sorted((f for f in _figures(_saved(doc)) if f.figure_kind == "chart"), key=lambda f: f.crop[1])
+    assert [f.chart_type for f in charts] == ["bar", "waterfall"], [(f.chart_type, f.crop) for f in charts]
+    columns, waterfall = (pymupdf.Rect(f.crop) for f in charts)
+    assert columns.contains(pymupdf.Rect(60, 120, 246, 320)) and waterfall.contains(pymupdf.Rect(70, 500, 348, 620))
+
+
+def test_two_bars_a_bar_apart_are_one_chart_and_the_table_band_under_them_is_not_part_of_it():
+    """Two horizontal stacked bars (2023 over 2022) further apart than neighbours are joined: rows of one chart;
+    the shaded header band of a table under the chart is not part of it."""
+    doc, page = _page()
+    page.insert_text((60, 90), "Employees by gender", fontsize=11)
+    for y, split in ((110, 0.7), (134, 0.68)):
+        page.draw_rect(pymupdf.Rect(90, y, 90 + 300 * split, y + 9), color=None, fill=COLOURS[0])
+        page.draw_rect(pymupdf.Rect(90 + 300 * split, y, 390, y + 9), color=None, fill=COLOURS[1])
+        page.insert_text((60, y + 8), "2023" if y == 110 else "2022", fontsize=8)
+        page.insert_text((95, y + 18), f"{split:.0%}", fontsize=7)
+    page.draw_rect(pymupdf.Rect(90, 200, 390, 230), color=None, fill=COLOURS[3])
+    page.insert_text((95, 218), "Working time by entity and gender, headcount at year end", fontsize=8,
+                     color=(1, 1, 1))
+    for r in range(5):
+        page.insert_text((95, 250 + 16 * r), f"Entity {r + 1}   {100 + 37 * r}   {40 + 11 * r}   {60 + 26 * r}",
+                         fontsize=8)
+    charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(charts) == 1 and charts[0].chart_type == "stacked_bar", [(f.chart_type, f.crop) for f in charts]
+    crop = pymupdf.Rect(charts[0].crop)
+    assert crop.contains(pymupdf.Rect(90, 110, 390, 143)) and crop.y1 < 200, crop
+
+
 def test_a_table_with_shaded_header_cells_is_no_chart():
     doc, page = _page()
     heads = ["Gender", "Total", "Female", "Male", "Other"]

@@ -45,6 +45,12 @@ def test_the_answer_type_comes_from_the_form_of_the_question():
     assert answer_type("What share of energy came from renewables?", True) == "share"
     assert answer_type("What was the net income in 2023?", True) == "quantity"
     assert answer_type("Does the report mention a dividend?", False) == "yes/no"
+    # the thing asked named last, as analysts type it: the chart is the answer
+    assert answer_type("Viscom share price vs DAX and TecDAX in 2023 chart", True) == "chart"
+    assert answer_type("how did AMS revenue develop by quarter? graph please", True) == "chart"
+    assert answer_type("Which chart shows agreement as more units are annotated?", False) == "chart"
+    # a question about what a chart holds asks that, not the chart
+    assert answer_type("What significance threshold is drawn on the bar charts in the paper?", True) == "quantity"
 
 
 def test_a_question_not_in_english_is_named_and_terse_english_is_not():
