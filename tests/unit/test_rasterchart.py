@@ -79,3 +79,13 @@ def test_bars_and_donuts_on_picture_panels_are_charts_of_their_type():
     assert bars and all(f.figure_kind == "chart" and f.chart_type == "bar" for f in bars)
     donuts = [f for f in _page_figures(path, 74) if f.kind == "raster"]
     assert donuts and all(f.chart_type == "donut" for f in donuts if f.figure_kind == "chart")
+
+
+def test_an_image_of_stacked_bars_whose_value_labels_line_up_in_rows_is_a_chart_not_a_table():
+    """Polytec p. 72: emissions by scope and waste by type are images of stacked bars, their values set in rows
+    over the segments (rows of numbers, like a table's); their pixels show bars and their words are values."""
+    figs = _page_figures(corpus_or_skip("esg", "polytec_annual_report_2023.pdf"), 72)
+    raster = [f for f in figs if f.kind == "raster"]
+    assert len(raster) == 3 and all(f.figure_kind == "chart" for f in raster), \
+        [(f.figure_kind, f.chart_type, f.kind_why) for f in raster]
+    assert sorted(f.chart_type for f in raster) == ["bar", "stacked_bar", "stacked_bar"]
