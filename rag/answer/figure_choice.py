@@ -143,3 +143,13 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     options = [o for o in options if o.named >= STRENGTH_SHARE * best]
     options.sort(key=lambda o: (not o.cited_first, not o.of_type, -o.rank, -o.similarity))
     return [o.placed for o in options[:ASKED_SHOWN if wants else MAX_SHOWN]]
+
+
+def asked_chart(figures: list[FigureHit], question: str, names: list[str] | None = None, *,
+                linked_bonus: float) -> FigureHit | None:
+    """The chart a question asking to see one is shown, chosen before the answer is written (the chart the answer
+    then describes): place_figures' choice for the question alone, no passage cited yet."""
+    if not asks_chart(question):
+        return None
+    placed = place_figures(figures, Answer(question, "…", "low"), names, linked_bonus=linked_bonus)
+    return next((f for f in figures if placed and f.figure_id == placed[0].figure_id), None)

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from rag.answer import answerable, confidence, extractive
-from rag.answer.figure_choice import PlacedFigure, place_figures
+from rag.answer.figure_choice import PlacedFigure, asked_chart, asks_chart, place_figures
 from rag.answer.finalize import insufficient
 from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.labels import document_label
@@ -105,7 +105,7 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
     if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
         return _refused(t0, r, _missing_breakdown(None, scored_units, it, ask, docs) or missing_note or
                         answerable.not_reported(ask, it.question, _who(ask, docs)))
-    judged = _judged(r, ask, by_id, lead, papers)
+    judged = _judged(r, ask, by_id, lead, papers, settings.retrieval.selection.linked_figure_bonus)
     # the part asked ("in Romania") is judged on the figure that would lead: the judge's, else the rules'
     missing_part = _missing_breakdown(judged.lead if judged.lead is not None else (None if judged.replaces else lead),
                                       scored_units, it, ask, docs, judged.sentence)
@@ -137,7 +137,7 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
     if judged.chart is not None and lead is not None and lead.kind == "chart" and \
             all(p.figure_id != judged.chart.figure_id for p in a.figures):  # the chart the lead describes is shown
         label = next((e.document for e in a.evidence), judged.chart.file_name)
-        a.figures = [PlacedFigure.of(judged.chart, label, 0)] + a.figures[:2]
+        a.figures = [PlacedFigure.of(judged.chart, label, 0)] + ([] if asks_chart(a.question) else a.figures[:2])
     _verify_and_score(a, lead, r)
     a.candidate = _candidate(lead, a)
     a.timings_ms["answer"] = round((time.perf_counter() - t0) * 1000, 1)
@@ -170,7 +170,8 @@ class Judged:
     replaces: bool = False  # the sentence leads instead of the rules' table fact
 
 
-def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | None, papers: bool) -> Judged:
+def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | None, papers: bool,
+            linked_bonus: float) -> Judged:
     """The candidates judged by meaning and type (rag/answer/fit.py). The rule-based lead of a statement line, a
     computed metric, a comparison or a results table stays (its label, period and unit were matched); where there
     is none, or only a sentence chosen by its words, the best-fitting table cell or sentence leads — or, for a figure
@@ -206,8 +207,9 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
         if best.fact is not None:
             return Judged(lead=_typed_lead(best, judge, r.facts), fit=best.fit)
         return Judged(sentence=best, fit=best.fit)
-    if lead is None and kind == "chart":
-        got = judge.best_figure(r.figures)
+    if lead is None and kind == "chart":  # the chart that is shown, judged against the measure
+        shown = asked_chart(r.figures, it.question, words, linked_bonus=linked_bonus)
+        got = judge.best_figure([shown] if shown is not None else r.figures)
         if got is not None and got[1] >= judge.cfg.chart_floor and \
                 any(c.chunk_id == got[0].chunk_id or (c.document_id, c.page_start) == (got[0].document_id, got[0].page)
                     for c in r.chunks):

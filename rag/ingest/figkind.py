@@ -209,9 +209,8 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.axis and family(s.drawn) in ("curve", "line", "pie", "scatter"):
         return Kind("chart", chart_type_of(s, text), ["plotted marks and tick numbers along an axis"])
     if s.source == "raster" and family(s.pixels) == "bar" and s.numbers >= 3 and number_share >= 0.5 and cap != "table":
-        # an image of bars whose text is mostly their values: its value labels line up like a table's rows
-        return Kind("chart", chart_type_of(s, text), [f"an image of a {(s.pixels or '').replace('_', ' ')} chart, "
-                                                       "its words mostly values"])
+        return Kind("chart", chart_type_of(s, text), ["an image of bars whose words are mostly values (in rows, "
+                                                       "like a table's)"])
     if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
             (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
         return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else

@@ -6,7 +6,7 @@ from hand_built import cand, doc, figure
 
 from rag.assistant import tools
 from rag.answer.extractive import compose, units_of
-from rag.answer.figure_choice import place_figures
+from rag.answer.figure_choice import asked_chart, place_figures
 from rag.answer.finalize import Checks, confidence_policy, insufficient
 from rag.answer.model import Answer, Evidence
 from rag.config import AnswerSettings, RetrievalSettings
@@ -107,6 +107,17 @@ def test_a_question_naming_a_chart_type_gets_a_chart_of_that_type():
     b = Answer("Acme sales by segment, pie chart?", "Sales were split [1].", "medium",
                evidence=[Evidence.of(c1, 1, "sales")])
     assert [f.figure_id for f in place([bars, pie], b, ["Acme"])] == [2]
+
+
+def test_the_chart_an_answer_describes_is_the_one_it_shows():
+    """The chart lead is written about asked_chart's choice, before any passage is cited: place_figures' choice
+    for the question alone; a question that asks for no chart has none."""
+    bonus = RetrievalSettings().selection.linked_figure_bonus
+    bars = figure(1, 11, 0.8, False, 1, "Sales by segment", chart_type="stacked_bar")
+    pie = figure(2, 11, 0.7, False, 1, "Sales contribution by segment", chart_type="pie")
+    assert asked_chart([bars, pie], "Acme sales by segment pie", ["Acme"], linked_bonus=bonus) is pie
+    assert asked_chart([bars, pie], "Acme sales by segment chart", ["Acme"], linked_bonus=bonus) is bars
+    assert asked_chart([bars, pie], "What were Acme's sales by segment?", ["Acme"], linked_bonus=bonus) is None
 
 
 def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown():
