@@ -192,8 +192,17 @@ def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[
     return found
 
 
-def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int]) -> list[int]:
-    """A title set above the graphic as page text (and its subtitle line): short, not a sentence."""
+def _shared(ln: TextLine, box: pymupdf.Rect, others: list[pymupdf.Rect]) -> bool:
+    """A line over two figures side by side: it reaches over another figure level with this one (their common
+    title), so it is neither's alone."""
+    return any(min(ln.rect.x1, o.x1) - max(ln.rect.x0, o.x0) > 0 and o.y0 < box.y1 and o.y1 > box.y0
+               for o in others)
+
+
+def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int],
+           others: list[pymupdf.Rect]) -> list[int]:
+    """A title set above the graphic as page text (and its subtitle line): short, not a sentence, not shared
+    with a figure beside it."""
     out: list[int] = []
     top = box.y0
     for _ in range(2):
@@ -208,7 +217,7 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
         t = ln.text.strip()
         if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
                 or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page_rect, ln.rect) \
-                or HEADING.match(t):
+                or HEADING.match(t) or _shared(ln, box, others):
             break
         out.append(i)
         top = ln.rect.y0
@@ -280,7 +289,8 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
             taken.add(i)
             box |= lines[i].rect
     cap = _caption(box if panel is None else box | panel, lines, taken)  # a caption under the panel
-    title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else _title(page.rect, box, lines, taken | set(cap))
+    title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else \
+        _title(page.rect, box, lines, taken | set(cap), others)
     if panel is not None:  # a chart on a panel: its title is on the panel too
         title = [i for i in title if panel.contains(lines[i].rect)]
     keep = pymupdf.Rect(box)

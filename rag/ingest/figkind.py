@@ -190,8 +190,8 @@ def classify(s: Signals, text: str = "") -> Kind:
     cap = _caption_kind(s.caption)
     words_per_row = s.words / max(1, s.rows)
     number_share = s.numbers / max(1, s.words)
-    if s.page <= 1 and s.rel_area > 0.1:
-        return Kind("cover", None, ["a large image on the first page"])
+    if s.page <= 1 and s.rel_area > 0.45:  # a cover fills half the page; a paper's first figure does not
+        return Kind("cover", None, ["an image filling half the first page or more"])
     if s.page <= 1 and s.words <= 12:
         return Kind("logo", None, ["a small image with little text on the first page"])
     if s.repeated:

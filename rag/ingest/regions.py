@@ -52,6 +52,12 @@ class _Group:
     def __init__(self, rect: pymupdf.Rect, members: list[int]):
         self.rect, self.members = pymupdf.Rect(rect), members
         self.chart: tuple[bool, str | None] | None = None
+        self.bar: tuple[pymupdf.Rect | None] | None = None
+
+    def bar_of(self, drawings: list[dict]) -> pymupdf.Rect | None:
+        if self.bar is None:
+            self.bar = (_bar_of(self, drawings),)
+        return self.bar[0]
 
     def is_chart(self, drawings: list[dict]) -> bool:
         return self.verdict(drawings)[0]
@@ -72,14 +78,19 @@ def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[dict]) -> bool:
     return abs(ra.x0 - rb.x0) < 2 or abs(ra.y1 - rb.y1) < 2
 
 
-def _row_gap(a: _Group, b: _Group, drawings: list[dict]) -> float:
-    """How far apart the rows of one bar chart may be: the join distance, or twice the thinner row when both are
-    single rows (one solid horizontal bar, at least three times as long as thick, alone in its group)."""
+def _rows_apart(a: _Group, b: _Group, gy: float, drawings: list[dict]) -> bool:
+    """Rows of one bar chart further apart than neighbours are joined: each a single row (one solid horizontal
+    bar, at least three times as long as thick, alone in its group), one under the other, at most twice the
+    thinner row apart."""
+    if gy > 2 * min(a.rect.height, b.rect.height) or min(a.rect.x1, b.rect.x1) <= max(a.rect.x0, b.rect.x0):
+        return False
     for g in (a, b):
-        bar = _bar_of(g, drawings)
+        if g.rect.width < 3 * g.rect.height:
+            return False
+        bar = g.bar_of(drawings)
         if bar is None or bar.width < 3 * bar.height:
-            return JOIN_Y
-    return max(JOIN_Y, 2 * min(a.rect.height, b.rect.height))
+            return False
+    return a.is_chart(drawings) and b.is_chart(drawings) and _rows_of_one_chart(a, b, drawings)
 
 
 def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
@@ -102,10 +113,12 @@ def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
 
 def _joinable(a: _Group, b: _Group, drawings: list[dict], prose: list[pymupdf.Rect]) -> bool:
     gx, gy = _gap(a.rect, b.rect)
-    if gx > JOIN_X or gy > _row_gap(a, b, drawings) or _holds(a.rect | b.rect, prose):
+    if gx > JOIN_X:
         return False
     if gy > JOIN_Y:  # further apart than neighbours: only rows of one bar chart, one under the other
-        return gx == 0 and a.is_chart(drawings) and b.is_chart(drawings) and _rows_of_one_chart(a, b, drawings)
+        return gx == 0 and _rows_apart(a, b, gy, drawings) and not _holds(a.rect | b.rect, prose)
+    if _holds(a.rect | b.rect, prose):
+        return False
     return max(gx, gy) <= CHARTS_JOIN or not (a.is_chart(drawings) and b.is_chart(drawings)) \
         or _rows_of_one_chart(a, b, drawings)
 
@@ -128,7 +141,7 @@ def _join_all(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Re
 def _merge(a: _Group, b: _Group, groups: list[_Group]) -> None:
     a.rect |= b.rect
     a.members += b.members
-    a.chart = None
+    a.chart = a.bar = None
     groups.remove(b)
 
 
@@ -170,19 +183,19 @@ def _in_step(bars: list[pymupdf.Rect]) -> bool:
 
 def _bar_series(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Rect]) -> None:
     """Single bars in a row at a regular spacing (too far apart to be joined as neighbours) become one group."""
-    bars = sorted(((g, b) for g in groups if (b := _bar_of(g, drawings)) is not None), key=lambda x: x[1].x0)
+    bars = sorted(((g, b) for g in groups if (b := g.bar_of(drawings)) is not None), key=lambda x: x[1].x0)
     used: set[int] = set()
     for i, (g, b) in enumerate(bars):
         if id(g) in used:
             continue
         run = [(g, b)]
         for h, c in bars[i + 1:]:
+            if c.x0 - run[-1][1].x1 > 8 * max(b.width, c.width):
+                break  # bars are in order across: every later one is further off
             if id(h) in used or c.y1 < b.y0 - 3 * b.height or c.y0 > b.y1 + 3 * b.height:
                 continue
             if _in_step([r for _, r in run] + [c]):
                 run.append((h, c))
-            elif len(run) >= 2 and c.x0 - run[-1][1].x1 > 8 * b.width:
-                break
         if len(run) < 3 or not _regular([r for _, r in run]):
             continue
         union = pymupdf.Rect(b)

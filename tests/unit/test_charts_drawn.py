@@ -207,6 +207,20 @@ def test_two_bars_a_bar_apart_are_one_chart_and_the_table_band_under_them_is_not
     assert crop.contains(pymupdf.Rect(90, 110, 390, 143)) and crop.y1 < 200, crop
 
 
+def test_two_charts_under_one_title_are_cut_apart():
+    """A title over two charts side by side ("Balance sheet structure": assets, and equity and liabilities) is
+    theirs together: neither crop takes it, so neither reaches over the other chart."""
+    doc, page = _page()
+    page.insert_text((60, 170), "BALANCE SHEET STRUCTURE OF THE GROUP IN PERCENT OF TOTAL", fontsize=12)
+    _bars(page, 80, 300, [90, 110, 100], ["2021", "2022", "2023"], ["43.7", "44.4", "45.6"])
+    _bars(page, 330, 300, [80, 95, 105], ["2021", "2022", "2023"], ["25.2", "31.4", "38.0"])
+    _prose(page, 360)
+    charts = sorted((f for f in _figures(_saved(doc)) if f.figure_kind == "chart"), key=lambda f: f.crop[0])
+    assert len(charts) == 2, [(f.chart_type, f.crop) for f in charts]
+    left, right = (pymupdf.Rect(f.crop) for f in charts)
+    assert not left.intersects(right) and left.x1 < 330 and right.x0 > 170
+
+
 def test_a_table_with_shaded_header_cells_is_no_chart():
     doc, page = _page()
     heads = ["Gender", "Total", "Female", "Male", "Other"]

@@ -29,6 +29,9 @@ def _sig(**kw) -> Signals:
 def test_what_is_never_shown():
     assert classify(_sig(source="raster", page=1, rel_area=0.5, white=0.1, colours=900)).kind == "cover"
     assert classify(_sig(source="raster", page=1, rel_area=0.02, words=3)).kind == "logo"
+    # a paper's first figure (an eighth of its first page, among the abstract's columns) is no cover
+    teaser = _sig(source="raster", page=1, rel_area=0.12, white=0.84, colours=112, words=28, numbers=1)
+    assert classify(teaser).kind == "diagram"
     portrait = _sig(source="raster", rel_area=0.03, white=0.2, colours=400, flat=0.5)
     assert classify(portrait).kind == "photo"
     text_block = _sig(drawn="bar", words=300, rows=15, numbers=2, white=0.8)
