@@ -1,5 +1,5 @@
 """Each retrieval stage on hand-built records (no database). Stages that call the store are tested through their
-pure parts (pool_of, not_mentioned, select, Figures.keep); tests/db runs them whole on real Postgres."""
+pure parts (pool_of, not_mentioned, select, Figures.admit and best); tests/db runs them whole on real Postgres."""
 
 import numpy as np
 import pytest
@@ -193,7 +193,7 @@ def test_figures_keep_linked_and_close_figures_above_their_floors():
     chunks = [cand(1), cand(2)]
     found = [figure(1, 2, 0.25, True), figure(2, None, 0.45, False), figure(3, None, 0.3, False),
              figure(4, 1, 0.1, True), figure(5, None, 0.41, False), figure(6, 1, 0.5, True)]
-    kept = Figures.keep(found, chunks, cfg)
+    kept = Figures.best(Figures.admit(found, chunks, cfg), cfg)
     assert [f.figure_id for f in kept] == [6, 2, 5]  # at most 3; the linked bonus ranks 6 first
     assert kept[0].why_shown.startswith("linked to answer chunk #1")
     assert kept[1].why_shown == "caption/context similarity 0.45"
