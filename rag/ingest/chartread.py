@@ -39,13 +39,34 @@ class Phrase:
         return " ".join(self.words)
 
 
-def _phrases(words: list[tuple[float, float, float, float, str]]) -> list[Phrase]:
-    """Words on one baseline, each within a character height of the last: one phrase."""
+# a value with its share set without a space: "777(30.0%)"
+_GLUED = re.compile(r"^([(\-–−+]?[$€£¥]?\d[\d,.]*)(\(\d[\d,.]*\s?%\))$")
+
+
+def _unglued(words: list[tuple[float, float, float, float, str]]) -> list[tuple[float, float, float, float, str]]:
+    """Words with a value and its share set without a space made two words, each with its share of the box."""
+    out = []
+    for x0, y0, x1, y1, t in words:
+        m = _GLUED.match(t)
+        if not m:
+            out.append((x0, y0, x1, y1, t))
+            continue
+        mid = x0 + (x1 - x0) * len(m.group(1)) / len(t)
+        out += [(x0, y0, mid, y1, m.group(1)), (mid, y0, x1, y1, m.group(2))]
+    return out
+
+
+def _phrases(words: list[tuple[float, float, float, float, str]],
+             breaks: list[pymupdf.Rect] | None = None) -> list[Phrase]:
+    """Words on one baseline, each within a character height of the last: one phrase. A legend's swatch set
+    between two words (`breaks`) parts them: "■ 2022 ■ 2023" is two entries."""
     out: list[Phrase] = []
-    for x0, y0, x1, y1, t in sorted(words, key=lambda w: (round((w[1] + w[3]) / 2), w[0])):
+    for x0, y0, x1, y1, t in sorted(_unglued(words), key=lambda w: (round((w[1] + w[3]) / 2), w[0])):
         h = max(1.0, y1 - y0)
         for p in reversed(out[-6:]):
             ph = max(1.0, p.rect.height)
+            if any(b.y0 < y1 and y0 < b.y1 and p.rect.x0 < (b.x0 + b.x1) / 2 < (x0 + x1) / 2 for b in breaks or []):
+                continue
             if abs((p.rect.y0 + p.rect.y1) / 2 - (y0 + y1) / 2) < 0.45 * max(h, ph) and -1 <= x0 - p.rect.x1 < 1.0 * h:
                 p.words.append(t)
                 p.rect |= pymupdf.Rect(x0, y0, x1, y1)
@@ -132,6 +153,50 @@ def _nearest_label(v: Phrase, labels: list[Phrase], reach: float) -> Phrase | No
     return best
 
 
+def _in_title(p: Phrase, title: str) -> bool:
+    """A phrase that is the chart's title, or part of it: several words set in it as whole words. One word that the
+    title also holds (a year, a country) is still a label or a value."""
+    if not title:
+        return False
+    t, low = title.lower(), p.text.lower()
+    return low == t.strip() or (len(p.words) >= 2 and re.search(rf"(?<!\w){re.escape(low)}(?!\w)", t) is not None)
+
+
+def _axis_rows(labels: list[Phrase]) -> list[list[Phrase]]:
+    """Rows of a category axis: two or more labels on one baseline, side by side, left to right."""
+    rows: list[list[Phrase]] = []
+    for p in sorted(labels, key=lambda p: (p.rect.y0 + p.rect.y1) / 2):
+        cy = (p.rect.y0 + p.rect.y1) / 2
+        if rows and abs(cy - (rows[-1][0].rect.y0 + rows[-1][0].rect.y1) / 2) <= 0.4 * max(p.rect.height, 1.0):
+            rows[-1].append(p)
+        else:
+            rows.append([p])
+    out = []
+    for r in rows:
+        r.sort(key=lambda p: p.rect.x0)
+        if len(r) >= 2 and all(a.rect.x1 <= b.rect.x0 for a, b in zip(r, r[1:])):
+            out.append(r)
+    return out
+
+
+def _axis_label(v: Phrase, rows: list[list[Phrase]]) -> Phrase | None:
+    """The category under a value: in the nearest axis row below it, the label whose centre is nearest the value's,
+    within half the spacing of the row's labels (a value over its bar, or set beside a narrow stacked bar)."""
+    cx = (v.rect.x0 + v.rect.x1) / 2
+    for row in sorted((r for r in rows if r[0].rect.y0 >= v.rect.y1 - 1), key=lambda r: r[0].rect.y0):
+        centres = [(p.rect.x0 + p.rect.x1) / 2 for p in row]
+        step = min(b - a for a, b in zip(centres, centres[1:]))
+        d, best = min((abs(c - cx), i) for i, c in enumerate(centres))
+        return row[best] if d <= 0.5 * step else None
+    return None
+
+
+def _beside(v: Phrase, lab: Phrase) -> bool:
+    """A label set in the value's own row, or directly over or under it."""
+    gx, gy = _gap(v.rect, lab.rect)
+    return gy == 0 or (gx == 0 and gy <= 1.5 * max(v.rect.height, 1.0))
+
+
 def _swatches(drawings: list[dict], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
     """Small filled squares or discs: a legend's colour keys."""
     out = []
@@ -152,7 +217,7 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -
                  < max(4.0, p.rect.height * 0.6)]
         if right:
             label, _ = _split(min(right, key=lambda p: p.rect.x0))
-            if label and re.search(r"[A-Za-z]", label):
+            if label and (re.search(r"[A-Za-z]", label) or _YEAR.match(label)):  # a series may be a period: "2022"
                 out.setdefault(colour, label)
     return out
 
@@ -162,7 +227,7 @@ def _series_at(v: Phrase, drawings: list[dict], legend: dict[tuple, str]) -> str
     if not legend:
         return ""
     c = pymupdf.Point((v.rect.x0 + v.rect.x1) / 2, (v.rect.y0 + v.rect.y1) / 2)
-    below = pymupdf.Point(c.x, v.rect.y1 + 3)
+    below = pymupdf.Point(c.x, v.rect.y1 + max(3.0, 0.6 * v.rect.height))
     for d in reversed(drawings):
         fill = d.get("fill")
         if fill is None or d["rect"].width > 400:
@@ -177,26 +242,30 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
                rotated: list[str] | None = None, region: pymupdf.Rect | None = None) -> dict:
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
     crop `region` (page coordinates) and the page's drawings."""
-    phrases = _phrases(words)
-    ticks = _ticks(phrases)
     crop = pymupdf.Rect(region) if region is not None else pymupdf.Rect()
-    for p in phrases:
-        crop |= p.rect
-    legend = _legend(phrases, _swatches(drawings, crop + (-2, -2, 2, 2))) if phrases else {}
+    for w in words:
+        crop |= pymupdf.Rect(w[:4])
+    swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
+    phrases = _phrases(words, [r for r, _ in swatches])
+    ticks = _ticks(phrases)
+    legend = _legend(phrases, swatches) if phrases else {}
     names = {n.lower() for n in legend.values()}
     # a category's label: short, not the chart's title, not a legend entry
     labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
-              and len(p.words) <= 6 and not (title and p.text.lower() in title.lower())
-              and _split(p)[0].lower() not in names]
+              and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names]
     reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
+    rows = _axis_rows(labels)
     values = []
     for i, p in enumerate(phrases):
         label, value = _split(p)
-        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or (title and p.text.lower() in title.lower()):
+        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title):
             continue
         series = _series_at(p, drawings, legend)
         if not label:
             near = _nearest_label(p, [lab for lab in labels if lab.text != series], reach)
+            axis = _axis_label(p, rows)
+            if axis is not None and (near is None or not _beside(p, near)):
+                near = axis
             label = near.text if near else ""
         if series and series not in label:
             label = f"{series}, {label}" if label else series

@@ -224,7 +224,9 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:
         return Kind("chart", chart_type_of(s, text), ["plotted curves with many value labels"])
-    if s.source == "raster" and s.pixels in _DRAWN_CHART and s.numbers >= 3:
+    # an image of bars or a ring with its values printed (a ring needs only one: "56 %" in its middle)
+    if s.source == "raster" and s.pixels in _DRAWN_CHART and (s.numbers >= 3 or family(s.pixels) == "pie"
+                                                              and s.numbers):
         return Kind("chart", chart_type_of(s, text), [f"an image of a {s.pixels.replace('_', ' ')} chart with value "
                                                        "labels"])
     if s.source == "vector" and s.pixels in ("pie", "donut") and s.numbers:
@@ -245,12 +247,30 @@ def classify(s: Signals, text: str = "") -> Kind:
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
 
 
+# OCR reads two labels set close together as one token: two years ("20222023"), two decimals ("24.324.7")
+_TWO_YEARS = re.compile(r"^((?:19|20)\d{2})((?:19|20)\d{2})$")
+_TWO_DECIMALS = re.compile(r"^(\d+\.)(\d+)\.(\d+)$")
+
+
+def _ocr_tokens(text: str) -> list[str]:
+    out = []
+    for t in text.split():
+        if m := _TWO_YEARS.match(t):
+            out += [m.group(1), m.group(2)]
+        elif (m := _TWO_DECIMALS.match(t)) and len(m.group(2)) > len(m.group(3)):
+            k = len(m.group(3))  # both printed with as many decimals as the second
+            out += [m.group(1) + m.group(2)[:k], m.group(2)[k:] + "." + m.group(3)]
+        else:
+            out.append(t)
+    return out
+
+
 def ocr_words(lines) -> list[tuple[float, float, float, float, str]]:
     """OCR lines (text and pixel box) as words with boxes, each line's width shared among its words by length."""
     out = []
     for ln in lines:
         x0, y0, x1, y1 = ln.box
-        tokens = ln.text.split()
+        tokens = _ocr_tokens(ln.text)
         total = sum(len(t) + 1 for t in tokens) or 1
         x = x0
         for t in tokens:

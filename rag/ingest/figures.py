@@ -18,6 +18,7 @@ from rag.ingest import figkind
 from rag.ingest.layout import Row
 from rag.ingest.regions import vector_groups
 from rag.ingest.pdf import render
+from rag.ingest.rasterchart import solid_shapes
 
 CAPTION = re.compile(rf"^\s*({cropmod.FIGURE_WORDS})\s*{cropmod.FIGURE_NUMBER}\s*[:.|\-–—]?", re.I)
 DISPLAY_WIDTH_PX = 520  # the width of a figure in an answer (pages/views/ask.py)
@@ -377,9 +378,9 @@ def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list
 
 
 def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[dict] | None,
-                caption: str, cfg: IngestSettings) -> dict:
+                caption: str, cfg: IngestSettings, png: bytes | None = None) -> dict:
     """A chart's reading (rag/ingest/chartread.py) from the words inside its display crop: the text layer, else the
-    OCR lines of the region's image, placed back on the page."""
+    OCR lines of the region's image and its solid shapes (bars, a legend's swatches), placed back on the page."""
     try:
         words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=clip)]
         lines = page.get_text("dict", clip=clip)["blocks"]
@@ -389,11 +390,18 @@ def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_
                if abs(ln.get("dir", (1, 0))[0]) < 0.5]
     prose = [ln.rect for ln in cropmod.text_lines(page) if ln.prose and ln.rect.intersects(clip)]
     words = [w for w in words if not any(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in p for p in prose)]
-    if len(words) < 4 and ocr_lines:
+    inside = [w for w in words if pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in rect]
+    if len(inside) < 4 and ocr_lines:
+        # an image without a text layer: its own words from OCR, and the page's words around it in the crop (a
+        # title, an axis row set as text); a crop's text must not stand in for the image's words
         region = crop_of(page, rect)
         z = crop_zoom(region, cfg)
-        words = [(region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z, t)
-                 for x0, y0, x1, y1, t in figkind.ocr_words(ocr_lines)]
+        words = [w for w in words if w not in inside] + [
+            (region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z, t)
+            for x0, y0, x1, y1, t in figkind.ocr_words(ocr_lines)]
+        drawings = (drawings or []) + [
+            {"rect": pymupdf.Rect(region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z),
+             "fill": colour} for x0, y0, x1, y1, colour in (solid_shapes(png) if png else [])]
     return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4], clip)
 
 
@@ -427,7 +435,7 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     k = figkind.classify(sig, caption + " " + text)
     signals = sig.to_json()
     if k.kind == "chart":
-        signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg)
+        signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg, png)
         said = chartread.reading_text(signals["reading"])
         text = f"{said}\n{text}" if said else text
     return Figure(page_no, tuple(round(float(v), 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,

@@ -3,7 +3,8 @@ exported from a spreadsheet, a plot in a paper): the shapes the coloured ink mak
 
 - pie / donut: the coloured ink makes one round shape of two or more colours; a ring when its centre is empty;
 - bar / stacked bar: solid rectangles of one colour standing on a common baseline (or starting at a common left
-  edge); stacked when rectangles of different colours sit on each other;
+  edge); stacked when rectangles of different colours sit on each other or run end to end in a row; two bars
+  alone (a year against the year before) are a bar chart too;
 - line: a thin trace of one colour that runs across most of the plot and moves up and down (a grid line does not);
 - scatter: many small marks of similar size.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["raster_chart_type", "round_chart_type"]
+__all__ = ["raster_chart_type", "round_chart_type", "solid_shapes"]
 
 _MAX_SIDE = 480
 
@@ -89,14 +90,19 @@ def _rectangles(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 def _bars(masks: list[np.ndarray]) -> str | None:
     """bar or stacked bar: at least three solid bars (longer than thick) standing on one baseline (bottoms within 2%
-    of the image height) or starting at one left edge; stacked when a rectangle of another colour sits right on
-    one."""
+    of the image height) or starting at one left edge, or two alone of one thickness; stacked when a rectangle of
+    another colour sits right on one, or segments run end to end in a row."""
     rects = [(r, i) for i, m in enumerate(masks) for r in _rectangles(m)]
-    if len(rects) < 3:
+    if len(rects) < 2:
         return None
     height, width = masks[0].shape
     # a bar is longer than it is thick (a legend's swatches and a matrix's squares are not bars)
     bars = [r for r, _ in rects if max(r[2], r[3]) >= 1.5 * min(r[2], r[3])]
+    if _abutting(rects, height, width):
+        return "stacked_bar"
+    big = [r for r in bars if max(r[2], r[3]) >= min(height, width) / 6]
+    if len(big) == 2 and _pair(big[0], big[1], height, width):
+        return "bar"
     if len(bars) < 3:
         return None
     bottoms = sorted(y + h for x, y, w, h in bars)
@@ -112,6 +118,31 @@ def _bars(masks: list[np.ndarray]) -> str | None:
                     and abs(y + h - y2) <= max(2, 0.02 * height):
                 return "stacked_bar"
     return "bar"
+
+
+def _abutting(rects: list[tuple[tuple[int, int, int, int], int]], height: int, width: int) -> bool:
+    """A bar laid flat in segments: two rectangles of different colours, one thickness, set end to end in a row,
+    together at least a third of the image wide and three times as long as thick (a 100% bar, or one bar of a
+    horizontal stacked bar chart)."""
+    for (x, y, w, h), i in rects:
+        for (x2, y2, w2, h2), j in rects:
+            if i != j and abs(x + w - x2) <= max(2, 0.01 * width) and abs(y - y2) <= 2 and abs(h - h2) <= 2 \
+                    and x2 + w2 - x >= max(width / 3, 3 * h):
+                return True
+    return False
+
+
+def _pair(a: tuple[int, int, int, int], b: tuple[int, int, int, int], height: int, width: int) -> bool:
+    """Two bars alone (a year against the year before): one thickness, one baseline or left edge, different
+    lengths, and each at least a sixth of the image long (a legend's swatches are not)."""
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a, b
+    upright = ah > aw and bh > bw
+    thick, other = (aw, bw) if upright else (ah, bh)
+    long, long2 = (ah, bh) if upright else (aw, bw)
+    base = abs((ay + ah) - (by + bh)) <= max(2, 0.02 * height) if upright else abs(ax - bx) <= max(2, 0.02 * width)
+    span = height if upright else width
+    return bool(abs(thick - other) <= max(2, 0.15 * thick) and base and abs(long - long2) >= 0.05 * max(long, long2)
+                and min(long, long2) >= span / 6)
 
 
 def _mark(stat, area: int) -> bool:
@@ -185,6 +216,26 @@ def raster_chart_type(png: bytes) -> tuple[str | None, str]:
     except cv2.error:
         return None, ""
     return None, ""
+
+
+def solid_shapes(png: bytes) -> list[tuple[float, float, float, float, tuple[float, float, float]]]:
+    """The solid rectangles of a chart image (bars, segments, a legend's swatches) as (x0, y0, x1, y1, colour) in
+    the image's pixels, the colour as RGB in 0..1, one colour for all the shapes of one ink: what a legend's
+    swatch and the bar it names share."""
+    try:
+        arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+        img = _image(png)
+        if arr is None or img is None:
+            return []
+        k = arr.shape[1] / img.shape[1]
+        out = []
+        for m in _colour_masks(img):
+            b, g, r = (float(v) / 255 for v in np.median(img[m], axis=0))
+            out += [(x * k, y * k, (x + w) * k, (y + h) * k, (round(r, 2), round(g, 2), round(b, 2)))
+                    for x, y, w, h in _rectangles(m)]
+        return out
+    except cv2.error:
+        return []
 
 
 def round_chart_type(png: bytes) -> str | None:

@@ -243,3 +243,20 @@ def test_a_table_with_shaded_header_cells_is_no_chart():
 ])
 def test_a_phrase_is_split_into_its_label_and_its_value(words, label, value):
     assert chartread._split(chartread.Phrase(pymupdf.Rect(0, 0, 10, 10), words)) == (label, value)
+
+
+def test_a_value_over_a_tall_bar_belongs_to_the_category_under_it_not_to_a_label_above():
+    """The value printed over a tall bar is far above its category on the axis row; a label of a table row above
+    the chart is nearer. The axis row wins; a year the title also names is still a category."""
+    words = [(70, 164, 120, 173, "GROUP"), (150, 164, 175, 173, "3,840"),          # a table's row above
+             (88, 209, 110, 218, "189,015"), (141, 240, 164, 249, "180,303"),      # values over the bars
+             (92, 307, 106, 315, "2021"), (145, 307, 161, 315, "2022")]            # the axis row
+    reading = chartread.read_chart(words, [], title="Energy use 2021 and 2022")
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert {("2021", "189,015"), ("2022", "180,303"), ("GROUP", "3,840")} <= pairs, pairs
+
+
+def test_ocr_reads_two_labels_run_together_as_two():
+    from rag.ingest.figkind import _ocr_tokens
+    assert _ocr_tokens("FY 20222023 24.324.7 1.234.567 12.5") == ["FY", "2022", "2023", "24.3", "24.7", "1.234.567",
+                                                                  "12.5"]

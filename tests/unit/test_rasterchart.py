@@ -89,3 +89,73 @@ def test_an_image_of_stacked_bars_whose_value_labels_line_up_in_rows_is_a_chart_
     assert len(raster) == 3 and all(f.figure_kind == "chart" for f in raster), \
         [(f.figure_kind, f.chart_type, f.kind_why) for f in raster]
     assert sorted(f.chart_type for f in raster) == ["bar", "stacked_bar", "stacked_bar"]
+
+
+def _two_bars(page: pymupdf.Page) -> None:
+    """A year against the year before: two bars of one width on one baseline, and the legend's two swatches."""
+    for i, (h, colour) in enumerate([(110, COLOURS[0]), (140, COLOURS[1])]):
+        x = 80 + i * 70
+        page.draw_rect(pymupdf.Rect(x, 180 - h, x + 50, 180), color=None, fill=colour)
+        page.insert_text((x + 12, 180 - h - 4), ("501.2", "585.9")[i], fontsize=9)
+        page.draw_rect(pymupdf.Rect(90 + 60 * i, 200, 96 + 60 * i, 206), color=None, fill=colour)
+        page.insert_text((100 + 60 * i, 206), ("2022", "2023")[i], fontsize=8)
+
+
+def test_two_bars_alone_are_a_bar_chart_and_two_swatches_are_not():
+    assert raster_chart_type(_image_of(_two_bars))[0] == "bar"
+
+    def swatches(page):
+        for i in range(2):
+            page.draw_rect(pymupdf.Rect(90 + 60 * i, 200, 96 + 60 * i, 206), color=None, fill=COLOURS[i])
+    assert raster_chart_type(_image_of(swatches))[0] is None
+
+
+def test_an_image_of_bars_under_a_table_is_read_from_its_own_pixels_not_from_the_tables_words():
+    """An image without a text layer set under a table of text: its values are read by OCR and tied to the years
+    under its bars; the table's words in the crop do not stand in for the image's."""
+    chart = pymupdf.open()
+    cp = chart.new_page(width=300, height=220)
+    _bars(cp, 60, 180, [60, 110, 90], ["2021", "2022", "2023"], ["189,015", "180,303", "184,740"], width=40, gap=30)
+    png = cp.get_pixmap(dpi=150).tobytes("png")
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    page = doc.new_page(width=595, height=842)
+    for i, row in enumerate(["Others 3,840 2.1% 3,524 3,266", "GROUP 184,740 100% 180,303 189,015"]):
+        page.insert_text((60, 100 + 14 * i), row, fontsize=9)
+    page.insert_image(pymupdf.Rect(60, 122, 360, 342), stream=png)
+    page = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+    cfg = IngestSettings()
+    figs = figures.extract_figures(page, 2, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
+    charts = [f for f in figs if f.kind == "raster" and f.figure_kind == "chart"]
+    assert charts, [(f.figure_kind, f.kind_why) for f in figs]
+    pairs = {(v["label"], v["value"].replace(" ", "")) for v in charts[0].signals["reading"]["values"]}
+    assert {("2021", "189,015"), ("2022", "180,303"), ("2023", "184,740")} <= pairs, pairs
+
+
+def _hundred_percent(page: pymupdf.Page) -> None:
+    """One bar laid flat in three segments of different colours, end to end, with their shares."""
+    x = 30
+    for share, colour in zip([0.15, 0.68, 0.17], COLOURS):
+        w = 240 * share
+        page.draw_rect(pymupdf.Rect(x, 80, x + w, 110), color=None, fill=colour)
+        page.insert_text((x + 3, 125), f"{share * 100:.1f}%", fontsize=8)
+        x += w
+
+
+def test_a_bar_laid_flat_in_segments_is_a_stacked_bar():
+    assert raster_chart_type(_image_of(_hundred_percent))[0] == "stacked_bar"
+
+
+def test_an_image_of_two_bars_names_each_value_by_its_legend_colour():
+    """The values over the bars of an image are named by the legend entry whose swatch has the bar's colour."""
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    page = doc.new_page(width=595, height=842)
+    page.insert_image(pymupdf.Rect(100, 200, 400, 420), stream=_image_of(_two_bars))
+    page = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+    cfg = IngestSettings()
+    charts = [f for f in figures.extract_figures(page, 2, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
+              if f.figure_kind == "chart"]
+    assert charts
+    pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
+    assert {("2022", "501.2"), ("2023", "585.9")} <= pairs, pairs
