@@ -238,13 +238,19 @@ def _series_at(v: Phrase, drawings: list[dict], legend: dict[tuple, str]) -> str
     return ""
 
 
+def _extent(words: list[tuple[float, float, float, float, str]], region: pymupdf.Rect | None) -> pymupdf.Rect:
+    """The crop and every word read in it."""
+    crop = pymupdf.Rect(region) if region is not None else pymupdf.Rect()
+    for w in words:
+        crop |= pymupdf.Rect(w[:4])
+    return crop
+
+
 def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[dict], title: str = "",
                rotated: list[str] | None = None, region: pymupdf.Rect | None = None) -> dict:
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
     crop `region` (page coordinates) and the page's drawings."""
-    crop = pymupdf.Rect(region) if region is not None else pymupdf.Rect()
-    for w in words:
-        crop |= pymupdf.Rect(w[:4])
+    crop = _extent(words, region)
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
     phrases = _phrases(words, [r for r, _ in swatches])
     ticks = _ticks(phrases)

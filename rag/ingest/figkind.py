@@ -224,9 +224,7 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.drawn in ("curve", "scatter") and s.numbers >= 10 and number_share >= 0.25:
         return Kind("chart", chart_type_of(s, text), ["plotted curves with many value labels"])
-    # an image of bars or a ring with its values printed (a ring needs only one: "56 %" in its middle)
-    if s.source == "raster" and s.pixels in _DRAWN_CHART and (s.numbers >= 3 or family(s.pixels) == "pie"
-                                                              and s.numbers):
+    if s.source == "raster" and s.pixels in _DRAWN_CHART and s.numbers >= (1 if family(s.pixels) == "pie" else 3):
         return Kind("chart", chart_type_of(s, text), [f"an image of a {s.pixels.replace('_', ' ')} chart with value "
                                                        "labels"])
     if s.source == "vector" and s.pixels in ("pie", "donut") and s.numbers:
@@ -253,6 +251,7 @@ _TWO_DECIMALS = re.compile(r"^(\d+\.)(\d+)\.(\d+)$")
 
 
 def _ocr_tokens(text: str) -> list[str]:
+    """An OCR line's tokens, with two years or two decimals read as one token parted again."""
     out = []
     for t in text.split():
         if m := _TWO_YEARS.match(t):
