@@ -182,13 +182,15 @@ def _axis_rows(labels: list[Phrase]) -> list[list[Phrase]]:
 def _axis_label(v: Phrase, rows: list[list[Phrase]]) -> Phrase | None:
     """The category under a value: in the nearest axis row below it, the label whose centre is nearest the value's,
     within half the spacing of the row's labels (a value over its bar, or set beside a narrow stacked bar)."""
+    below = [r for r in rows if r[0].rect.y0 >= v.rect.y1 - 1]
+    if not below:
+        return None
+    row = min(below, key=lambda r: r[0].rect.y0)
     cx = (v.rect.x0 + v.rect.x1) / 2
-    for row in sorted((r for r in rows if r[0].rect.y0 >= v.rect.y1 - 1), key=lambda r: r[0].rect.y0):
-        centres = [(p.rect.x0 + p.rect.x1) / 2 for p in row]
-        step = min(b - a for a, b in zip(centres, centres[1:]))
-        d, best = min((abs(c - cx), i) for i, c in enumerate(centres))
-        return row[best] if d <= 0.5 * step else None
-    return None
+    centres = [(p.rect.x0 + p.rect.x1) / 2 for p in row]
+    step = min(b - a for a, b in zip(centres, centres[1:]))
+    d, best = min((abs(c - cx), i) for i, c in enumerate(centres))
+    return row[best] if d <= 0.5 * step else None
 
 
 def _beside(v: Phrase, lab: Phrase) -> bool:

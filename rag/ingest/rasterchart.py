@@ -21,14 +21,20 @@ __all__ = ["raster_chart_type", "round_chart_type", "solid_shapes"]
 _MAX_SIDE = 480
 
 
-def _image(png: bytes) -> np.ndarray | None:
+def _scaled(png: bytes) -> tuple[np.ndarray, float] | None:
+    """The image at most _MAX_SIDE a side, and the factor back to its own pixels."""
     arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     if arr is None or min(arr.shape[:2]) < 24:
         return None
     scale = _MAX_SIDE / max(arr.shape[:2])
-    if scale < 1:
-        arr = cv2.resize(arr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return arr
+    if scale >= 1:
+        return arr, 1.0
+    return cv2.resize(arr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), 1 / scale
+
+
+def _image(png: bytes) -> np.ndarray | None:
+    scaled = _scaled(png)
+    return scaled[0] if scaled else None
 
 
 def _colour_masks(img: np.ndarray) -> list[np.ndarray]:
@@ -223,11 +229,10 @@ def solid_shapes(png: bytes) -> list[tuple[float, float, float, float, tuple[flo
     the image's pixels, the colour as RGB in 0..1, one colour for all the shapes of one ink: what a legend's
     swatch and the bar it names share."""
     try:
-        arr = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
-        img = _image(png)
-        if arr is None or img is None:
+        scaled = _scaled(png)  # decoded once
+        if scaled is None:
             return []
-        k = arr.shape[1] / img.shape[1]
+        img, k = scaled
         out = []
         for m in _colour_masks(img):
             b, g, r = (float(v) / 255 for v in np.median(img[m], axis=0))
