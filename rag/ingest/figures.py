@@ -206,7 +206,7 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
-    for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0),
+    for group in (sorted(below, key=lambda r: r.y0), sorted(above + _headed(rect, rows), key=lambda r: -r.y0),
                   sorted(inside, key=lambda r: r.y0)):
         for r in group:
             m = CAPTION.match(r.text)
@@ -230,6 +230,25 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
         if _title_like(r):
             return r.text[:200], None
     return "", None
+
+
+def _headed(rect: pymupdf.Rect, rows: list[Row]) -> list[Row]:
+    """A numbered caption further above ("Figure 13: Employees by gender" over a small "Unit as specified" line):
+    between it and the figure only lines printed smaller than it, the notes of the figure it heads."""
+    out = []
+    for r in rows:
+        if not (r.y1 <= rect.y0 + 4 and 60 <= rect.y0 - r.y1 < 120 and CAPTION.match(r.text)):
+            continue
+        end, fits = r.y1, True  # the caption's own next lines continue it
+        for q in sorted((q for q in rows if q.y0 >= r.y1 - 1 and q.y1 <= rect.y0 + 4 and q is not r),
+                        key=lambda q: q.y0):
+            if q.y0 - end < q.size * 1.2 and abs(q.size - r.size) <= 0.6:
+                end = q.y1
+            elif q.size >= r.size - 0.5:
+                fits = False
+        if fits:
+            out.append(r)
+    return out
 
 
 def _title_like(r: Row) -> bool:
@@ -289,11 +308,33 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     for rect, kind, chart_type, caption, number in regions[: cfg.max_figures_per_page]:
         display = cropmod.display_crop(page, rect, kind == "raster", lines, drawings,
                                        [r[0] for r in regions if r[0] != rect])
+        if not number and caption and " ".join(caption.split()) not in " ".join(page.get_textbox(display).split()):
+            caption = _title_in(display, caption, lines) or caption
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display, drawings)
         if fig is not None:
             figures.append(fig)
     return figures
+
+
+def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]) -> str:
+    """A chart's title as its crop holds it. A title taken from the page's reading-order row may run on into the
+    next chart's title ("Share of Employees" over two donuts side by side titled "Share of group sales" and
+    "Employees per market"): this chart's share of that row is the top line in its crop made of the row's words,
+    with the lines that continue it (same size, right under it)."""
+    words = set(caption.split())
+    inside = sorted((ln for ln in lines if display.contains(ln.rect.tl + (ln.rect.br - ln.rect.tl) * 0.5)),
+                    key=lambda ln: (round(ln.rect.y0), ln.rect.x0))
+    seeds = [ln for ln in inside if ln.text.split() and set(ln.text.split()) <= words]
+    if not seeds:
+        return ""
+    own = [ln for ln in seeds if ln.rect.y0 < seeds[0].rect.y0 + 2]
+    for ln in inside:
+        last = own[-1]
+        if ln.rect.y0 > last.rect.y0 + 1 and -2 <= ln.rect.y0 - last.rect.y1 < last.size * 1.2 \
+                and abs(ln.size - last.size) <= 0.6 and min(ln.rect.x1, last.rect.x1) > max(ln.rect.x0, last.rect.x0):
+            own.append(ln)
+    return " ".join(ln.text.strip() for ln in own)[:200]
 
 
 def _join_panels(numbered: list[list], singles: list[list], prose: list[pymupdf.Rect]) -> list[list]:

@@ -541,8 +541,9 @@ def budget(chosen: list[Candidate], chars: int) -> list[Candidate]:
 
 class Figures:
     """Figures linked to the final chunks or matching the question by caption / context / OCR; at most
-    max_figures, none below the floors. Each carries its chunk and a 'why shown'. Only the figures that may be
-    shown are embedded for their own words' closeness to the question."""
+    max_figures, none below the floors. Each carries its chunk and a 'why shown'. The figures that may be shown
+    are embedded for their own words' closeness to the question, and admitted by it too: a figure's stored vector
+    is mostly its page, so charts side by side score alike by it, and only their own words tell them apart."""
     name = "figures"
 
     def run(self, s: State) -> State | Refusal:
@@ -553,9 +554,8 @@ class Figures:
             found = s.store.match_figures(s.vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
-            showable = self.admit(found, chunks, cfg)
-            own_similarity(showable, s.vec, s.embedder)
-            s.figures = self.best(showable, cfg)
+            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN], s.vec, s.embedder)
+            s.figures = self.best(self.admit(found, chunks, cfg), cfg)
         s.entry.n_out = len(s.figures)
         return s
 
@@ -572,8 +572,8 @@ class Figures:
                 continue
             if f.linked and f.similarity >= cfg.linked_figure_floor and f.chunk_id in rank:
                 f.why_shown = f"linked to answer chunk #{rank[f.chunk_id] + 1}; caption similarity {f.similarity:.2f}"
-            elif f.similarity >= cfg.figure_floor:
-                f.why_shown = f"caption/context similarity {f.similarity:.2f}"
+            elif max(f.similarity, f.own_similarity) >= cfg.figure_floor:
+                f.why_shown = f"caption/context similarity {f.similarity:.2f}, own words {f.own_similarity:.2f}"
             else:
                 continue
             keep.append(f)

@@ -196,7 +196,21 @@ def test_figures_keep_linked_and_close_figures_above_their_floors():
     kept = Figures.best(Figures.admit(found, chunks, cfg), cfg)
     assert [f.figure_id for f in kept] == [6, 2, 5]  # at most 3; the linked bonus ranks 6 first
     assert kept[0].why_shown.startswith("linked to answer chunk #1")
-    assert kept[1].why_shown == "caption/context similarity 0.45"
+    assert kept[1].why_shown == "caption/context similarity 0.45, own words 0.00"
+
+
+def test_a_figure_is_admitted_by_its_own_words_when_its_stored_vector_is_mostly_its_page():
+    """Charts side by side on one page score alike by their stored vectors (caption and the page around them);
+    one below the floor is still admitted when its own words (caption, legend, labels) are close to the
+    question."""
+    cfg = RetrievalSettings()
+    female, male = figure(1, None, 0.52, False), figure(2, None, 0.37, False)
+    female.own_similarity, male.own_similarity = 0.40, 0.48
+    far = figure(3, None, 0.30, False)
+    far.own_similarity = 0.25
+    kept = Figures.admit([female, male, far], [cand(1)], cfg)
+    assert [f.figure_id for f in kept] == [1, 2]
+    assert kept[1].why_shown == "caption/context similarity 0.37, own words 0.48"
 
 
 @pytest.mark.parametrize("stage", [Understand, ScopeAndFilters, Rerank, Coverage, Threshold, Budget, Figures])
