@@ -308,17 +308,18 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     cap = _caption(box if panel is None else box | panel, lines, taken)  # a caption under the panel
     title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else \
         _title(page.rect, box, lines, taken | set(cap), others)
-    if panel is not None:  # a chart on a panel: its title is on the panel too
-        title = [i for i in title if panel.contains(lines[i].rect)]
+    if panel is not None:  # a chart on a panel: its title is on the panel too, or set right over it
+        on = [i for i in title if panel.contains(lines[i].rect)]
+        title = on or (title if title and panel.y0 - lines[title[0]].rect.y1 < TITLE_REACH / 2 else [])
     keep = pymupdf.Rect(box)
     for i in cap + title:
         keep |= lines[i].rect
     walls = [ln.rect for i, ln in enumerate(lines) if i not in taken and i not in cap and i not in title]
     walls += others
     crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
-    if panel is not None:  # what belongs to a chart on a panel is on the panel, but for its caption
+    if panel is not None:  # what belongs to a chart on a panel is on the panel, but for its caption and title
         bound = panel + (-MARGIN, -MARGIN, MARGIN, MARGIN)
-        for i in cap:
+        for i in cap + title:
             bound |= lines[i].rect + (-MARGIN, -MARGIN, MARGIN, MARGIN)
         crop &= bound
     return crop & page.rect

@@ -131,6 +131,23 @@ def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupd
     return out
 
 
+def cell_grid(drawings: list[dict], rect: pymupdf.Rect) -> int:
+    """The rows of a table drawn as shaded cells: bands of three or more cells of one height whose column edges
+    repeat from band to band, in at most three fills. Bars do not repeat their edges (their lengths are the data),
+    nor does a heatmap keep to three colours. 0 when the shapes form no such grid."""
+    cells = {(round(r.x0), round(r.y0), round(r.x1), round(r.y1)): c for r, c in _filled_rects(drawings, rect)}
+    bands: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for (x0, y0, x1, y1) in cells:
+        bands.setdefault((y0, y1), []).append((x0, x1))
+    edges = [tuple(sorted(v)) for v in bands.values() if len(v) >= 3]
+    if not edges:
+        return 0
+    common = max(set(edges), key=edges.count)
+    rows = edges.count(common)
+    fills = {tuple(round(v, 2) for v in c) if c else None for c in cells.values()}
+    return rows if rows >= 3 and len(fills) <= 3 else 0
+
+
 def _varies(values: list[float]) -> bool:
     if len(values) < 3:
         return False

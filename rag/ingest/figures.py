@@ -13,7 +13,7 @@ import pymupdf
 from rag.config import IngestSettings
 from rag.ingest import chartread
 from rag.ingest import crop as cropmod
-from rag.ingest.drawn import chart_of, family
+from rag.ingest.drawn import cell_grid, chart_of, family
 from rag.ingest import figkind
 from rag.ingest.layout import Row
 from rag.ingest.regions import vector_groups
@@ -159,8 +159,10 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
             continue
         if rect.width * rect.height > 0.85 * area:
             continue
-        # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own.
-        if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area()) for t in taken):
+        # Drawings around a raster image (frames, logos beside a photo) are not a chart of their own; a small
+        # image inside a chart (an icon, a shadow under its bars) does not make the chart an image's frame.
+        if any((rect & t).get_area() > 0.5 * min(rect.get_area(), t.get_area())
+               and t.get_area() > 0.25 * rect.get_area() for t in taken):
             continue
         inside = drawings_in(drawings, rect)
         ok, chart_type = chart_of(inside, rect)
@@ -228,8 +230,24 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
     for r in emphasised + sorted(inside, key=lambda r: r.y0)[:6] + near_above:
         if _title_like(r):
-            return r.text[:200], None
+            return " ".join(t.text for t in _title_lines(r, rows))[:200], None
     return "", None
+
+
+def _title_lines(r: Row, rows: list[Row]) -> list[Row]:
+    """A title and the lines of it set right above it, title-like themselves, no gap between: of the same size
+    and weight ("SALES REVENUES AND" over "EBITDA MARGIN DEVELOPMENT"), or larger (a title over its units line,
+    "Adjusted EBIT" over "IN MEUR | IN % OF SALES")."""
+    out = [r]
+    for _ in range(2):
+        top = out[0]
+        up = [q for q in rows if q.y1 <= top.y0 + 2 and top.y0 - q.y1 < top.size * 0.5 and q is not top
+              and (q.bold == top.bold and abs(q.size - top.size) <= 0.6 or q.size > top.size + 1)
+              and min(q.x1 or q.x0 + 1, top.x1 or top.x0 + 1) > max(q.x0, top.x0) and _title_like(q)]
+        if not up:
+            break
+        out.insert(0, max(up, key=lambda q: q.y1))
+    return out
 
 
 def _headed(rect: pymupdf.Rect, rows: list[Row]) -> list[Row]:
@@ -412,8 +430,9 @@ def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list
     """A region's signals (figkind.signals_of), with what its drawings add: whether its bars hold words (a table's
     shaded cells do), and, for a drawn chart, its words read over its crop (value and axis labels included).
     Ingestion and re-reading stored figures both read a region through this function."""
-    bare = kind == "vector" and family(drawn) == "bar" and not _shapes_hold_words(drawings_in(drawings, rect),
-                                                                                  _words(page))
+    bars = kind == "vector" and family(drawn) == "bar"
+    inside = drawings_in(drawings, rect) if bars else []
+    bare = bars and not _shapes_hold_words(inside, _words(page)) and cell_grid(inside, rect) < 3
     return figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=ocr_lines, bare_bars=bare,
                               labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
 
