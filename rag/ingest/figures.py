@@ -230,18 +230,20 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
     for r in emphasised + sorted(inside, key=lambda r: r.y0)[:6] + near_above:
         if _title_like(r):
-            return " ".join(t.text for t in _title_lines(r, rows))[:200], None
+            return " ".join(t.text for t in _title_lines(r, rows, rect))[:200], None
     return "", None
 
 
-def _title_lines(r: Row, rows: list[Row]) -> list[Row]:
+def _title_lines(r: Row, rows: list[Row], rect: pymupdf.Rect) -> list[Row]:
     """A title and the lines of it set right above it, title-like themselves, no gap between: of the same size
     and weight ("SALES REVENUES AND" over "EBITDA MARGIN DEVELOPMENT"), or larger (a title over its units line,
-    "Adjusted EBIT" over "IN MEUR | IN % OF SALES")."""
-    out = [r]
+    "Adjusted EBIT" over "IN MEUR | IN % OF SALES"); and the smaller units line right under it, above the chart."""
+    under = [q for q in rows if r.y1 - r.size * 0.5 < q.y0 and q.y0 - r.y1 < r.size * 0.5 and q.y1 <= rect.y0 + 2
+             and q.size < r.size - 1 and min(q.x1 or q.x0 + 1, r.x1 or r.x0 + 1) > max(q.x0, r.x0) and _title_like(q)]
+    out = [r] + under[:1]
     for _ in range(2):
         top = out[0]
-        up = [q for q in rows if q.y1 <= top.y0 + 2 and top.y0 - q.y1 < top.size * 0.5 and q is not top
+        up = [q for q in rows if q.y0 < top.y0 - top.size * 0.5 and top.y0 - q.y1 < top.size * 0.5 and q is not top
               and (q.bold == top.bold and abs(q.size - top.size) <= 0.6 or q.size > top.size + 1)
               and min(q.x1 or q.x0 + 1, top.x1 or top.x0 + 1) > max(q.x0, top.x0) and _title_like(q)]
         if not up:

@@ -260,3 +260,51 @@ def test_ocr_reads_two_labels_run_together_as_two():
     from rag.ingest.figkind import _ocr_tokens
     assert _ocr_tokens("FY 20222023 24.324.7 1.234.567 12.5") == ["FY", "2022", "2023", "24.3", "24.7", "1.234.567",
                                                                   "12.5"]
+
+
+def test_a_table_of_figures_in_shaded_cells_is_a_table_not_a_stacked_bar():
+    """A table drawn as a grid of shaded cells, its rows mostly figures (few words of three letters): the column
+    edges repeat from row to row, so it is a table. A stacked bar chart's segments do not repeat their edges."""
+    doc, page = _page()
+    page.insert_text((305, 80), "CO2 emissions", fontsize=10, fontname="hebo")
+    rows = [["in t", "2023", "Share", "2022", "2021"], ["Scope 1", "15,673", "64.7%", "15,850", "17,955"],
+            ["Scope 2", "8,549", "35.3%", "7,672", "7,828"], ["Total", "24,222", "100%", "23,522", "25,783"]]
+    edges = [305, 380, 417, 454, 490, 527]
+    for r, cells in enumerate(rows):
+        y = 92 + 14 * r
+        for i, cell in enumerate(cells):
+            fill = (0.89, 0.9, 0.91) if i == 1 else (1, 1, 1)
+            page.draw_rect(pymupdf.Rect(edges[i], y, edges[i + 1], y + 13.5), color=None, fill=fill)
+            page.insert_text((edges[i] + 3, y + 10), cell, fontsize=8)
+    kinds = [(f.figure_kind, f.chart_type) for f in _figures(_saved(doc))]
+    assert ("chart", "stacked_bar") not in kinds and all(k != "chart" for k, _ in kinds)
+
+
+def test_two_bars_with_a_small_image_at_their_foot_are_a_chart_titled_over_its_units_line():
+    """Two bars (last year and this year) with a small image laid over their foot (a shadow, an icon): the image
+    does not make the chart an image's frame. Its title is the larger line over its units line."""
+    doc, page = _page()
+    page.insert_text((309, 226), "Adjusted EBIT", fontsize=9.5)
+    page.insert_text((309, 237), "IN MEUR | IN % OF SALES", fontsize=7)
+    _bars(page, 342, 471, [145, 174], ["2022", "2023"], ["90.9", "109.2"], width=55, gap=55)
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 20), False)
+    pix.set_rect(pix.irect, (200, 200, 200))
+    page.insert_image(pymupdf.Rect(336, 451, 456, 471), pixmap=pix)
+    charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(charts) == 1 and charts[0].chart_type == "bar"
+    assert charts[0].caption == "Adjusted EBIT IN MEUR | IN % OF SALES"
+
+
+def test_a_chart_on_a_panel_keeps_its_two_line_title_set_right_over_the_panel():
+    doc, page = _page()
+    page.insert_text((68, 76), "SALES REVENUES AND", fontsize=11, fontname="hebo")
+    page.insert_text((68, 89), "EBITDA MARGIN DEVELOPMENT", fontsize=11, fontname="hebo")
+    page.draw_rect(pymupdf.Rect(68, 100, 291, 245), color=None, fill=(0.95, 0.95, 0.93))
+    _bars(page, 98, 210, [70, 80, 88], ["2021", "2022", "2023"], ["555.9", "601.4", "636.0"], width=20, gap=30)
+    _prose(page, 300)
+    charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(charts) == 1 and charts[0].caption == "SALES REVENUES AND EBITDA MARGIN DEVELOPMENT"
+    saved = _saved(doc)
+    assert "SALES REVENUES AND" in saved.get_textbox(pymupdf.Rect(charts[0].crop))
+    for line in _prose_lines(saved):
+        assert not pymupdf.Rect(charts[0].crop).intersects(line)
