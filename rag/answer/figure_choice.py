@@ -9,7 +9,8 @@ most three; none is a valid answer.
 A question that asks to see a chart gets one: the figure that answers it best by meaning (its stored vector, its
 own words against the question, a cited passage holding it), whose words name the measure or whose own words are
 close to the question ("women and men" finds the legend "female, male"); of the type it names, if it names one
-("the pie of sales" shows the pie, not the bars beside it)."""
+("the pie of sales" shows the pie, not the bars beside it). A question that does not say "chart" but is in one
+chart's own words, far closer to it than to any other figure, asks for that chart (implied_chart)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ MAX_SHOWN = 3
 ASKED_SHOWN = 1
 OWN_FLOOR = 0.30  # a figure none of whose words the question names is shown only this close to it in meaning
 STRENGTH_SHARE = 0.75  # a figure shown names at least this share of what the best figure names of the measure
+# a question that does not say "chart" but whose words are one chart's own (its title, legend, labels), far closer
+# than to any other figure's, asks for that chart ("mobile market share Germany by network operator")
+IMPLIED_FLOOR = 0.65
+IMPLIED_MARGIN = 0.10
 # the question asks to see something: a chart, a plot, a figure, a map — or "show me"
 ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
                         r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
@@ -53,6 +58,18 @@ def named_family(question: str) -> str | None:
 
 def asks_chart(question: str) -> bool:
     return bool(ASKS_CHART.search(question)) or named_family(question) is not None
+
+
+def implied_chart(figures: list[FigureHit]) -> FigureHit | None:
+    """The chart a question names without saying "chart": the one figure that may be shown whose own words are
+    close to the question (IMPLIED_FLOOR) and clearly closer than any other's (IMPLIED_MARGIN). By meaning, so
+    it holds for any report: a page of similar charts has no such figure, nor has a question about prose."""
+    shown = sorted((f for f in figures if f.figure_kind not in NEVER_SHOWN), key=lambda f: -f.own_similarity)
+    if not shown or shown[0].own_similarity < IMPLIED_FLOOR:
+        return None
+    if len(shown) > 1 and shown[0].own_similarity - shown[1].own_similarity < IMPLIED_MARGIN:
+        return None
+    return shown[0]
 
 
 def measure_terms(question: str, names: list[str]) -> set[str]:
@@ -120,6 +137,9 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     cited = {e.chunk_id: e.marker for e in a.evidence if e.marker in marker_para}
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
+    implied = None if wants else implied_chart(figures)
+    if implied is not None:  # the question names this chart: it is shown, as one asked for
+        figures, wants = [implied], True
     kind_named = named_family(a.question)
     terms = measure_terms(a.question, names or [])
     options: list[_Option] = []

@@ -216,3 +216,22 @@ def test_a_sentence_broken_across_lines_is_one_sentence():
                        "Net sales | 1,200 | 1,100", "rest of a row | 5"]) == [
         "• Size: The resulting pretraining corpus contains 16.4B tokens, five times larger.",
         "Net sales | 1,200 | 1,100", "rest of a row | 5"]
+
+
+def test_a_question_in_one_charts_own_words_gets_that_chart_though_it_does_not_say_chart():
+    """"Mobile market share in Germany by network operator" is one chart's title, word for word, and far from any
+    other figure: that chart is shown, as one asked for, though no cited passage holds it. Two figures about as
+    close, or none close, are a question about the text: only a cited passage's figure is shown."""
+    c1 = cand(1)
+    a = Answer("mobile communications market share Germany by network operator",
+               "Revenues in the mobile market were EUR 27.6 billion [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "mobile market")])
+    share = figure(1, 50, 0.71, False, 1, "Figure 8: Mobile communications market share, Germany", chart_type="donut")
+    other = figure(2, 51, 0.40, False, 1, "Mobile revenues by year", chart_type="bar")
+    share.own_similarity, other.own_similarity = 0.79, 0.30
+    placed = place([other, share], a)
+    assert [f.figure_id for f in placed] == [1] and "which the question asks to see" in placed[0].why_shown
+    other.own_similarity = 0.74  # two charts about as close: neither is named
+    assert place([other, share], a) == []
+    share.own_similarity, other.own_similarity = 0.55, 0.30  # none close enough
+    assert place([other, share], a) == []
