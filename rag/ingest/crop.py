@@ -189,7 +189,7 @@ def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[
         if cands:
             first = min(cands, key=lambda i: abs(lines[i].rect.y0 - (box.y1 if below else box.y0)))
             found += _paragraph(first, lines, box)
-        elif not below:
+        elif not below and not found:  # no caption under it either
             found += _headed(box, lines, taken)
     return found
 
@@ -308,9 +308,12 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     cap = _caption(box if panel is None else box | panel, lines, taken)  # a caption under the panel
     title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else \
         _title(page.rect, box, lines, taken | set(cap), others)
-    if panel is not None:  # a chart on a panel: its title is on the panel too, or set right over it
-        on = [i for i in title if panel.contains(lines[i].rect)]
-        title = on or (title if title and panel.y0 - lines[title[0]].rect.y1 < TITLE_REACH / 2 else [])
+    if panel is not None:  # a chart on a panel: its title is on the panel too, or set right over it, larger than
+        on = [i for i in title if panel.contains(lines[i].rect)]  # the page's prose (not a paragraph's last line)
+        body = sorted(ln.size for ln in lines if ln.prose)
+        over = bool(title) and panel.y0 - lines[title[0]].rect.y1 < TITLE_REACH / 2 and bool(body) \
+            and all(lines[i].size >= body[len(body) // 2] + 1 for i in title)
+        title = on or (title if over else [])
     keep = pymupdf.Rect(box)
     for i in cap + title:
         keep |= lines[i].rect

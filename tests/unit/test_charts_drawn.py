@@ -301,10 +301,23 @@ def test_a_chart_on_a_panel_keeps_its_two_line_title_set_right_over_the_panel():
     page.insert_text((68, 89), "EBITDA MARGIN DEVELOPMENT", fontsize=11, fontname="hebo")
     page.draw_rect(pymupdf.Rect(68, 100, 291, 245), color=None, fill=(0.95, 0.95, 0.93))
     _bars(page, 98, 210, [70, 80, 88], ["2021", "2022", "2023"], ["555.9", "601.4", "636.0"], width=20, gap=30)
-    _prose(page, 300)
+    _prose(page, 300, 8)
     charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
     assert len(charts) == 1 and charts[0].caption == "SALES REVENUES AND EBITDA MARGIN DEVELOPMENT"
     saved = _saved(doc)
     assert "SALES REVENUES AND" in saved.get_textbox(pymupdf.Rect(charts[0].crop))
     for line in _prose_lines(saved):
         assert not pymupdf.Rect(charts[0].crop).intersects(line)
+
+
+def test_a_paragraph_ending_right_over_a_panel_is_not_the_chart_s_title():
+    """"… the shareholder structure had the following form:" ends a paragraph of body text right over a chart's
+    panel: it is prose at the body's size, not the chart's title, and stays out of its crop."""
+    doc, page = _page()
+    _prose(page, 230, 8)
+    page.insert_text((68, 352), "the shareholder structure had the following form:", fontsize=10)
+    page.draw_rect(pymupdf.Rect(68, 362, 291, 505), color=None, fill=(0.95, 0.95, 0.93))
+    _bars(page, 98, 470, [70, 80, 88], ["2021", "2022", "2023"], ["555.9", "601.4", "636.0"], width=20, gap=30)
+    saved = _saved(doc)
+    charts = [f for f in _figures(saved) if f.figure_kind == "chart"]
+    assert len(charts) == 1 and "following form" not in saved.get_textbox(pymupdf.Rect(charts[0].crop))

@@ -137,3 +137,24 @@ def test_charts_side_by_side_each_take_their_own_title_not_the_row_that_runs_acr
     figs = figmod.extract_figures(page, 1, page_rows(page), set(), Settings().ingest, set())
     assert sorted(f.caption for f in figs) == ["Scope 1 emissions (t)", "Scope 2 emissions (t)"]
     doc.close()
+
+
+def test_a_chart_captioned_below_does_not_take_the_caption_of_the_chart_above_it():
+    """Papers caption each figure under it: "Fig. 9." under the lower chart; "Fig. 8." ends the chart above it.
+    The lower chart's crop holds its own caption, never the one above."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for top, n in ((100, 8), (260, 9)):
+        for i, h in enumerate((40, 60, 80)):
+            page.draw_rect(pymupdf.Rect(100 + 60 * i, top + 90 - h, 140 + 60 * i, top + 90), color=None,
+                           fill=(0.2, 0.4, 0.7))
+            page.insert_text((110 + 60 * i, top + 102), str(2021 + i), fontsize=8)
+        page.insert_text((80, top + 125), f"Fig. {n}. Readers' answers with and without the tool", fontsize=9)
+    from rag.config import Settings
+    from rag.ingest.refigure import page_rows
+
+    figs = figmod.extract_figures(page, 1, page_rows(page), set(), Settings().ingest, set())
+    lower = next(f for f in figs if f.bbox[1] > 250)
+    text = page.get_textbox(pymupdf.Rect(lower.crop))
+    assert "Fig. 9." in text and "Fig. 8." not in text
+    doc.close()
