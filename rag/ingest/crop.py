@@ -189,24 +189,7 @@ def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[
         if cands:
             first = min(cands, key=lambda i: abs(lines[i].rect.y0 - (box.y1 if below else box.y0)))
             found += _paragraph(first, lines, box)
-        elif not below and not found:  # no caption under it either
-            found += _headed(box, lines, taken)
     return found
-
-
-def _headed(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[int]:
-    """A numbered caption further above ("Figure 13: Employees by gender" over a small "Unit as specified" line):
-    between its paragraph and the figure only lines printed smaller than it, the notes of the figure it heads."""
-    for i, ln in sorted(enumerate(lines), key=lambda t: -t[1].rect.y1):
-        if i in taken or not FIGURE_CAPTION.match(ln.text) or not 40 <= box.y0 - ln.rect.y1 < 120 \
-                or min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) <= 0.3 * min(ln.rect.width, box.width):
-            continue
-        para = _paragraph(i, lines, box)
-        end = max(lines[j].rect.y1 for j in para)
-        between = [o for j, o in enumerate(lines) if j not in para and o.rect.y0 >= end - 1
-                   and o.rect.y1 <= box.y0 + 2 and min(o.rect.x1, box.x1) - max(o.rect.x0, box.x0) > 0]
-        return para if all(o.size < ln.size - 0.5 for o in between) else []
-    return []
 
 
 def _shared(ln: TextLine, box: pymupdf.Rect, others: list[pymupdf.Rect]) -> bool:
