@@ -208,7 +208,7 @@ def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
-    for group in (sorted(below, key=lambda r: r.y0), sorted(above + _headed(rect, rows), key=lambda r: -r.y0),
+    for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0),
                   sorted(inside, key=lambda r: r.y0)):
         for r in group:
             m = CAPTION.match(r.text)
@@ -249,25 +249,6 @@ def _title_lines(r: Row, rows: list[Row], rect: pymupdf.Rect) -> list[Row]:
         if not up:
             break
         out.insert(0, max(up, key=lambda q: q.y1))
-    return out
-
-
-def _headed(rect: pymupdf.Rect, rows: list[Row]) -> list[Row]:
-    """A numbered caption further above ("Figure 13: Employees by gender" over a small "Unit as specified" line):
-    between it and the figure only lines printed smaller than it, the notes of the figure it heads."""
-    out = []
-    for r in rows:
-        if not (r.y1 <= rect.y0 + 4 and 60 <= rect.y0 - r.y1 < 120 and CAPTION.match(r.text)):
-            continue
-        end, fits = r.y1, True  # the caption's own next lines continue it
-        for q in sorted((q for q in rows if q.y0 >= r.y1 - 1 and q.y1 <= rect.y0 + 4 and q is not r),
-                        key=lambda q: q.y0):
-            if q.y0 - end < q.size * 1.2 and abs(q.size - r.size) <= 0.6:
-                end = q.y1
-            elif q.size >= r.size - 0.5:
-                fits = False
-        if fits:
-            out.append(r)
     return out
 
 

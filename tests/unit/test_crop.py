@@ -100,34 +100,6 @@ def test_a_cited_table_row_shows_its_whole_table_with_title_and_header(tmp_path)
         assert img[0].rect.height < 842 * 110 / 72 * 0.6  # the table, not the page
 
 
-def test_a_numbered_caption_above_a_small_unit_line_names_the_chart():
-    """Reports set "Figure 13: Employees by gender" (two lines) well above the chart, with a smaller "Unit as
-    specified" line between: the caption is the figure's. (Its crop does not reach up to it: taking such a
-    caption into the crop took lines of text into crops on the held-back set.)"""
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    _paragraph(page, 80, 4)
-    page.insert_text((74, 180), "Figure 13: Number of employees by gender", fontsize=8.5, fontname="hebo")
-    page.insert_text((74, 191), "as of 31.12.", fontsize=8.5, fontname="hebo")
-    page.insert_text((74, 218), "Unit as specified", fontsize=6)
-    for i, (year, (w, m)) in enumerate((("2023", (80, 150)), ("2022", (78, 152)))):
-        y = 254 + i * 22
-        page.insert_text((74, y + 8), year, fontsize=7.5)
-        page.draw_rect(pymupdf.Rect(100, y, 100 + w, y + 12), color=None, fill=(0.9, 0.3, 0.3))
-        page.draw_rect(pymupdf.Rect(100 + w, y, 100 + w + m, y + 12), color=None, fill=(0.2, 0.3, 0.8))
-        page.insert_text((104, y + 9), f"{w * 13:,}", fontsize=7.5)
-        page.insert_text((104 + w, y + 9), f"{m * 17:,}", fontsize=7.5)
-    from rag.config import Settings
-    from rag.ingest.refigure import page_rows
-
-    figs = figmod.extract_figures(page, 1, page_rows(page), set(), Settings().ingest, set())
-    assert len(figs) == 1
-    assert figs[0].caption.startswith("Figure 13: Number of employees by gender as of 31.12.")
-    text = page.get_textbox(pymupdf.Rect(figs[0].crop))
-    assert "2022" in text and "following charts" not in text
-    doc.close()
-
-
 def test_charts_side_by_side_each_take_their_own_title_not_the_row_that_runs_across_both():
     """The two charts' titles sit on one baseline, so the page's reading-order row runs across both ("Scope 1
     emissions (t) Scope 2 emissions (t)"): each chart is named by its own share of the row, as its crop holds it."""
