@@ -240,7 +240,7 @@ def _title_lines(r: Row, rows: list[Row], rect: pymupdf.Rect) -> list[Row]:
     "Adjusted EBIT" over "IN MEUR | IN % OF SALES"); and the smaller units line right under it, above the chart."""
     under = [q for q in rows if r.y1 - r.size * 0.5 < q.y0 and q.y0 - r.y1 < r.size * 0.5 and q.y1 <= rect.y0 + 2
              and q.size < r.size - 1 and min(q.x1 or q.x0 + 1, r.x1 or r.x0 + 1) > max(q.x0, r.x0) and _title_like(q)]
-    out = [r] + under[:1]
+    out = [r] + sorted(under, key=lambda q: q.y0)[:1]  # the units line nearest under the title
     for _ in range(2):
         top = out[0]
         up = [q for q in rows if q.y0 < top.y0 - top.size * 0.5 and top.y0 - q.y1 < top.size * 0.5 and q is not top
