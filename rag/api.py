@@ -342,12 +342,15 @@ class SlowClientTimeouts(H11Protocol):
         self.transport.close()
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, announce=None) -> None:
     """uvicorn with the limits of settings.api: header and body deadlines (SlowClientTimeouts), the keep-alive
-    timeout, and a cap on connections (503 beyond it). Its log lines go to the root handlers, redacted."""
+    timeout, and a cap on connections (503 beyond it). Its log lines go to the root handlers, redacted. `announce`
+    is called once the app is built (its key checked), so "serving on" is never said before a refusal."""
     import uvicorn
 
     app = create_app(settings)
+    if announce is not None:
+        announce()
     cfg: ApiSettings = settings.api
     protocol = type("SlowClientTimeouts", (SlowClientTimeouts,), {"header_s": cfg.header_timeout_s,
                                                                    "body_s": cfg.body_timeout_s})

@@ -289,9 +289,9 @@ def cmd_serve(args) -> int:
     from rag.api import serve
 
     settings = _settings(args)
-    print(f"serving on http://{args.host}:{args.port} (POST /api/answer, POST /api/search; docs at /docs)",
-          file=sys.stderr, flush=True)
-    serve(settings, host=args.host, port=args.port)
+    serve(settings, host=args.host, port=args.port, announce=lambda: print(
+        f"serving on http://{args.host}:{args.port} (POST /api/answer, POST /api/search; docs at /docs)",
+        file=sys.stderr, flush=True))
     return 0
 
 

@@ -71,7 +71,7 @@ def _side(res: dict) -> None:
                 st.caption(neutral(e["quote"][:300]))
     if res["chunks"]:
         with st.expander(f"The {len(res['chunks'])} passages used"):
-            st.dataframe(res["chunks"], hide_index=True, use_container_width=True)
+            st.dataframe(res["chunks"], hide_index=True, width="stretch")
 
 
 def page() -> None:

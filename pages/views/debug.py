@@ -23,14 +23,14 @@ def _corpus(docs: list[DocumentMeta]) -> None:
     st.subheader("Corpus")
     rows = [{"document": document_label(d), "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "file": d.file_name} for d in docs]
-    st.dataframe(rows, hide_index=True, use_container_width=True)
+    st.dataframe(rows, hide_index=True, width="stretch")
     # Plotly reads <a href>, <b> and <br> in its labels: a document's name is escaped for it
     long = [{"document": chart_text(r["document"]), "count": r[k], "kind": k} for r in rows
             for k in ("chunks", "figures", "OCR pages")]
     fig = px.bar(long, x="document", y="count", color="kind", barmode="group", height=360,
                  title="Chunks, figures and OCR pages per document")
     fig.update_layout(xaxis_tickangle=-35, margin=dict(l=10, r=10, t=40, b=10))
-    st.plotly_chart(fig, use_container_width=True, key="corpus_counts")
+    st.plotly_chart(fig, width="stretch", key="corpus_counts")
 
 
 def _question(r, docs: list[DocumentMeta]) -> None:
@@ -39,14 +39,14 @@ def _question(r, docs: list[DocumentMeta]) -> None:
     with c1:
         st.markdown("**Read as**")
         st.dataframe(explain.intent_rows(r.intent) or [{"detected": "nothing", "value": "plain search"}],
-                     hide_index=True, use_container_width=True)
+                     hide_index=True, width="stretch")
         filters = explain.filter_rows(r, docs)
         if filters:
             st.markdown("**Filters applied**")
-            st.dataframe(filters, hide_index=True, use_container_width=True)
+            st.dataframe(filters, hide_index=True, width="stretch")
     with c2:
         st.markdown("**Pipeline: chunks, documents and pages at each stage**")
-        st.dataframe(explain.stage_rows(r), hide_index=True, use_container_width=True)
+        st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch")
     _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
     chosen = {c.chunk_id for c in r.chunks}
@@ -57,12 +57,12 @@ def _question(r, docs: list[DocumentMeta]) -> None:
             "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm"),
             "file": c.file_name}
            for c in r.candidates[:10]]
-    st.dataframe(top, hide_index=True, use_container_width=True)
+    st.dataframe(top, hide_index=True, width="stretch")
     if r.figures:
         a = st.session_state.get("last_answer")
         st.markdown("**Figures found: what each is and what a chart reads as**")
         st.dataframe(explain.figure_rows(r.figures, {f.figure_id for f in (a.figures if a else [])}),
-                     hide_index=True, use_container_width=True)
+                     hide_index=True, width="stretch")
     if r.refused:
         st.warning("Refused: " + neutral(r.message))
 
@@ -84,7 +84,7 @@ def _diversity(r) -> None:
                 help="candidates set aside by the per-document cap / because a chunk of the same place was taken")
     rows = explain.diversity_rows(r)
     if rows:
-        st.dataframe(rows, hide_index=True, use_container_width=True)
+        st.dataframe(rows, hide_index=True, width="stretch")
     else:
         st.caption("MMR kept the plain top-k: nothing brought in or left out.")
 
@@ -99,7 +99,7 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
                          go.Bar(name="share of corpus (chunks)", x=names, y=[x["corpus_share"] for x in share])])
         fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_tickangle=-35,
                           title="A document far above its corpus share in every answer is the old-PDF bias")
-        st.plotly_chart(fig, use_container_width=True, key="bias")
+        st.plotly_chart(fig, width="stretch", key="bias")
     else:
         st.caption("No questions asked yet.")
     sims = store.recent_similarities(100)
@@ -111,7 +111,7 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
             fig.add_vline(x=thr, line_dash="dash", line_color="red",
                           annotation_text=f"relevance threshold {thr:.2f}", annotation_position="top right")
             fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title="cosine", yaxis_title="chunks")
-            st.plotly_chart(fig, use_container_width=True, key="sims")
+            st.plotly_chart(fig, width="stretch", key="sims")
     with c2:
         fb = store.feedback_stats()
         st.markdown("**Feedback**")
@@ -138,7 +138,7 @@ def _eval_report() -> None:
     fig.update_layout(barmode="group", height=360, yaxis_range=[0, 1.15], margin=dict(l=10, r=10, t=30, b=10),
                       title=f"{Path(rep.get('questions_file', pick)).name} · {rep.get('system', {}).get('questions')} "
                             "questions", showlegend=True)
-    st.plotly_chart(fig, use_container_width=True, key="eval")
+    st.plotly_chart(fig, width="stretch", key="eval")
 
 
 def page() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import streamlit as st
@@ -54,10 +55,13 @@ def _result_line(name: str, r: dict) -> tuple[str, str]:
     name = neutral(name)
     if r.get("duplicate") == "document":
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
-    if r.get("duplicate") == "job":
-        return "info", f"{name}: queued already (job {r.get('queued')}, {r.get('status')})"
-    if r.get("queued") and r["queued"] in (st.session_state.get("jobs_done_seen") or set()):
+    now = (st.session_state.get("job_status") or {}).get(r.get("queued"))
+    if r.get("queued") and now == "done":
         return "success", f"{name}: ingested (job {r['queued']}); it is in the documents below"
+    if r.get("queued") and now == "failed":
+        return "error", f"{name}: could not be read (job {r['queued']}); the jobs table below says why"
+    if r.get("duplicate") == "job":
+        return "info", f"{name}: queued already (job {r.get('queued')}, {now or r.get('status')})"
     if r.get("queued"):
         return "success", f"{name}: queued (job {r['queued']}); its progress is in the jobs table below"
     if r.get("already_ingested"):
@@ -114,19 +118,48 @@ STAGES = {"pages": "reading text", "figures": "figures", "embedding": "embedding
           "retrying": "worker lost, queued again", "done": "done"}
 
 
+def _jobs(rows: list[dict]) -> None:
+    """Queued, running and finished ingestion jobs of this workspace. While a job is queued or running the table
+    redraws itself every two seconds without holding the page; once none is, it is drawn once and the page polls
+    nothing (an idle page costs the server no CPU)."""
+    if any(r["status"] in ("queued", "running") for r in rows):
+        _jobs_live()
+    else:
+        _jobs_table(rows)
+
+
 @st.fragment(run_every=2.0)
-def _jobs() -> None:
-    """Queued, running and finished ingestion jobs of this workspace, redrawn every two seconds without holding the
-    page; when a job finishes, the whole page redraws so the documents table shows its document."""
-    store = get_store()
-    rows = jobs.list_jobs(store, 50)
-    done = {r["id"] for r in rows if r["status"] == "done"}
-    seen = st.session_state.get("jobs_done_seen")
-    st.session_state["jobs_done_seen"] = done
-    if seen is not None and done - seen:
+def _jobs_live() -> None:
+    """The jobs table while some are active; when a job finishes, the whole page redraws so the documents table
+    shows its document (and, once none is active, this stops polling)."""
+    rows = jobs.list_jobs(get_store(), 50)
+    status = {r["id"]: r["status"] for r in rows}
+    before = st.session_state.get("job_status") or {}
+    st.session_state["job_status"] = status
+    if any(before.get(i) in ("queued", "running") and s not in ("queued", "running") for i, s in status.items()):
         st.rerun()
+    _jobs_table(rows)
+
+
+def _when(t) -> datetime:
+    return t if isinstance(t, datetime) else datetime.fromisoformat(str(t))
+
+
+def _took(r: dict) -> str:
+    """How long a job ran (or has been running), as '1 min 05 s'."""
+    start, end = r.get("started_at"), r.get("finished_at") or (r.get("updated_at") if r["status"] == "running"
+                                                                 else None)
+    if not start or not end:
+        return ""
+    secs = max(0, int((_when(end) - _when(start)).total_seconds()))
+    return f"{secs // 60} min {secs % 60:02d} s" if secs >= 60 else f"{secs} s"
+
+
+def _jobs_table(rows: list[dict]) -> None:
     if not rows:
         return
+    store = get_store()
+    names = {d.document_id: document_label(d) for d in documents()}
     by = {k: sum(r["status"] == k for r in rows) for k in ("queued", "running", "done", "failed")}
     st.subheader("Ingestion jobs")
     st.caption(" · ".join(f"{n} {k}" for k, n in by.items() if n))
@@ -138,8 +171,9 @@ def _jobs() -> None:
         "progress": (r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
                     (1.0 if r["status"] == "done" else 0.0),
         "step": f"{r['done']} / {r['total']}" if r["total"] and r["status"] == "running" else "",
-        "attempts": r["attempts"], "document": r["document_id"], "error": r["error"] or "",
-        "queued at": str(r["created_at"])[:19]} for r in rows], hide_index=True, use_container_width=True,
+        "document": names.get(r["document_id"], "(deleted)" if r["document_id"] else ""),
+        "took": _took(r), "attempts": r["attempts"], "error": r["error"] or "",
+        "queued at": str(r["created_at"])[:19]} for r in rows], hide_index=True, width="stretch",
         column_config={"progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0)})
 
 
@@ -177,6 +211,18 @@ def _table(docs: list[DocumentMeta]) -> None:
         (st.warning if refused else st.success)(note)  # stays until the next change
 
 
+def _forget(gone: set[int]) -> None:
+    """After a delete: the status lines of the deleted documents go, and no picker names them."""
+    job_doc = {r["id"]: r["document_id"] for r in jobs.list_jobs(get_store(), 200)}
+    results = st.session_state.get("ingest_results", {})
+    for name in [n for n, r in results.items()
+                 if r.get("document_id") in gone or job_doc.get(r.get("queued")) in gone]:
+        results.pop(name)
+    st.session_state.pop("delete_pick", None)
+    if st.session_state.get("related_pick") in gone:
+        st.session_state.pop("related_pick")
+
+
 def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
     names = {d.document_id: document_label(d) for d in docs}
     labels = {d.document_id: f"{names[d.document_id]} · {d.file_name}" for d in docs}
@@ -198,9 +244,9 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
                 st.write("Delete " + ", ".join(neutral(labels[i]) for i in gone) + "? Their passages, figures and "
                          "facts go too. This cannot be undone.")
                 if st.button("Delete", type="primary", key="delete_confirm"):
+                    _forget(set(gone))  # first: a deleted document's jobs no longer name it
                     for i in gone:
                         get_store().delete_document(i)
-                    st.session_state.pop("delete_pick", None)
                     st.rerun()
         st.markdown("**Re-index**")
         st.caption("Re-embed every chunk and figure with the configured embedding model (after changing it).")
@@ -218,8 +264,10 @@ def page() -> None:
     st.caption("Upload PDFs — 10-Ks, earnings releases, sustainability reports, papers. Each file is queued, and a "
                "worker reads, chunks, embeds and stores it in one transaction; you can leave this page meanwhile, "
                "and a bad file never stops the others.")
+    rows = jobs.list_jobs(get_store(), 50)
+    st.session_state["job_status"] = {r["id"]: r["status"] for r in rows}  # read first: the status lines follow it
     _upload()
-    _jobs()
+    _jobs(rows)
     docs = documents()
     st.subheader(f"{len(docs)} document(s)")
     if not docs:

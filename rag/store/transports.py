@@ -220,6 +220,9 @@ def _quiet_cleanup(server) -> None:
 
     def quiet() -> None:
         try:
+            # a process that shared the server and was killed (the app, when its worker outlives it) never removed
+            # its handle; without this the server would outlive the last live process
+            prune_dead_handles(Path(server.pgdata))
             cleanup()
         except Exception as exc:
             logging.getLogger("rag.store").warning("the embedded Postgres could not be stopped at exit: %s",

@@ -173,3 +173,37 @@ def test_jobs_belong_to_their_workspace(qstore, qsettings, pdfs):
     finally:
         for st in stores.values():
             st.close()
+
+
+def test_library_status_lines_follow_their_job_and_go_with_a_deleted_document(empty, qsettings, pdfs, monkeypatch):
+    """The Library page (AppTest): a queued file's line follows its job to the end, the jobs table names the
+    document and how long the job took, and a deleted document's line and picker entries go with it."""
+    from streamlit.testing.v1 import AppTest
+
+    from rag import jobs
+
+    monkeypatch.setenv("RAG_DATA_DIR", str(qsettings.db.data_dir))
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
+    at.run()
+    out = jobs.enqueue(empty, pdfs["paper"].read_bytes(), "paper.pdf", qsettings)
+    at.session_state["ingest_results"] = {"paper.pdf": {"queued": out.job_id, "status": out.status}}
+    at.switch_page("pages/views/library.py").run()
+    assert not at.exception
+    assert any(f"paper.pdf: queued (job {out.job_id})" in s.value for s in at.success)
+    table = next(f.value for f in at.dataframe if "took" in f.value.columns)
+    assert table.iloc[0]["status"] == "queued"
+    proc = _worker(qsettings, "--once")
+    try:
+        proc.wait(timeout=300)
+    finally:
+        _stop(proc)
+    at.run()
+    assert any(f"paper.pdf: ingested (job {out.job_id})" in s.value for s in at.success)
+    row = next(f.value for f in at.dataframe if "took" in f.value.columns).iloc[0]
+    doc = empty.list_documents()[0]
+    assert row["status"] == "done" and row["document"] not in ("", "None", None) and row["took"].endswith(" s")
+    at.multiselect(key="delete_pick").select(doc.document_id).run()
+    at.button(key="delete_confirm").click().run()
+    assert not at.exception and not empty.list_documents()
+    assert not any("paper.pdf" in s.value for s in list(at.success) + list(at.info) + list(at.error))
+    assert "delete_pick" not in at.session_state or not at.session_state["delete_pick"]
