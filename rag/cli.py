@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -155,6 +156,9 @@ def cmd_enqueue(args, settings, store, files) -> int:
 def cmd_worker(args) -> int:
     from rag import jobs
 
+    # until the queue's own handlers take over (after the model loads), SIGTERM ends the worker through exit
+    # handlers too, so the embedded Postgres it shares is released (stopped when it was the last user)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     settings = _settings(args)
     _store(args, settings)  # migrated (the embedded store) before the workers start
     if args.exit_with:

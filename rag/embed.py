@@ -67,7 +67,9 @@ class Embedder:
         with self._load_lock:
             if self._model is None:
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
 
+                hf_logging.disable_progress_bar()  # a "Loading weights" bar in the server's log, on every start
                 path = resolve_model_path(self.model_name)
                 try:
                     self._model = SentenceTransformer(path, device=self.cfg.device,

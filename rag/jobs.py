@@ -23,6 +23,7 @@ import hashlib
 import logging
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -226,6 +227,7 @@ def _child(data_dir: str, threads: int, name: str, wait: bool) -> None:
     """A worker process: settings from the environment again (secrets never pass through arguments)."""
     from rag.config import settings_from_env
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # exit handlers run, until the queue's own take over
     settings = settings_from_env()
     settings.db.data_dir = Path(data_dir)
     settings.embedding.threads = threads
@@ -235,16 +237,21 @@ def _child(data_dir: str, threads: int, name: str, wait: bool) -> None:
 def exit_with(pid: int) -> None:
     """Stop this worker (SIGTERM: the job in hand finishes first) once process `pid` is gone: run.sh starts the
     worker next to the app, and the worker leaves with it."""
+    import psutil
+
     def watch() -> None:
         while True:
             time.sleep(2)
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
+                gone = psutil.Process(pid).status() == psutil.STATUS_ZOMBIE  # dead, not yet reaped by its parent
+            except (ProcessLookupError, psutil.NoSuchProcess):
+                gone = True
+            except (PermissionError, psutil.AccessDenied):  # alive, another user's
+                continue
+            if gone:
                 os.kill(os.getpid(), signal.SIGTERM)
                 return
-            except PermissionError:  # alive, another user's
-                continue
 
     threading.Thread(target=watch, name="exit-with", daemon=True).start()
 

@@ -15,7 +15,12 @@ stamp=".venv/.installed-$(cat requirements.txt "$req" | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # torch first and pinned: an unpinned torch pulls gigabytes of CUDA packages.
-  .venv/bin/python -m pip install --quiet "torch==2.13.0"
+  # RAG_TORCH_INDEX=https://download.pytorch.org/whl/cpu picks the CPU-only build on Linux (see README)
+  if [ -n "${RAG_TORCH_INDEX:-}" ]; then
+    .venv/bin/python -m pip install --quiet "torch==2.13.0" --index-url "$RAG_TORCH_INDEX"
+  else
+    .venv/bin/python -m pip install --quiet "torch==2.13.0"
+  fi
   .venv/bin/python -m pip install --quiet -r "$req"
   touch "$stamp"
 fi

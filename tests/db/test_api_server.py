@@ -131,3 +131,15 @@ def test_idle_connections_are_closed_and_connections_are_capped(server):
             s.close()
     time.sleep(0.5)
     assert _ok(port).status_code == 200
+
+
+def test_serve_without_a_key_says_only_why_it_will_not_start(settings):
+    """`rag serve` without RAG_API_KEY: one line saying why, and never "serving on …" before it (issue 36)."""
+    env = {k: v for k, v in os.environ.items() if k != "RAG_API_KEY"}
+    out = subprocess.run([sys.executable, "-m", "rag", "--data-dir", str(settings.db.data_dir), "serve", "--port",
+                          str(free_port())], env=env, capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip() and "RuntimeDirWarning" not in ln
+             and "user_runtime_dir" not in ln]
+    assert out.returncode != 0 and "serving on" not in out.stderr + out.stdout
+    assert lines == ["error: RAG_API_KEY is not set: the API needs a key (export RAG_API_KEY=... and send it as a "
+                     "Bearer token)"], lines
