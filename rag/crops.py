@@ -259,3 +259,25 @@ def page_png(pdf: bytes, pages, quote: str, dpi: int = 100,
     png = render(page, dpi / 72).tobytes("png")
     doc.close()
     return png, loc
+
+
+def marked_pdf(pdf: bytes, pages, quote: str, password: str | None = None) -> tuple[bytes, Located] | None:
+    """The whole document with the quote highlighted where it was found (a real PDF highlight annotation, which
+    any PDF viewer draws), and where: its page and line boxes in PDF points, top-left origin. The document's own
+    bytes when the quote is not found; None when the PDF cannot be opened."""
+    opened = _open_page(pdf, pages, quote, password)
+    if opened is None:
+        return None
+    doc, loc, page = opened
+    if not loc.found:
+        doc.close()
+        return pdf, loc
+    try:
+        annot = page.add_highlight_annot([b for b in loc.boxes])
+        annot.set_colors(stroke=HIGHLIGHT_FILL)
+        annot.update(opacity=0.45)
+        out = doc.tobytes(garbage=0, deflate=False)
+    except Exception:  # a PDF that cannot be written back: its own bytes, the boxes still drawn by the viewer
+        out = pdf
+    doc.close()
+    return out, loc

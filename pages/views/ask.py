@@ -11,7 +11,7 @@ from pages import confidence_badge, documents, get_embedder, get_store, settings
 from rag.assistant import answer
 from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown
 from rag.answer.labels import document_label
-from rag.answer.markup import answer_markdown, neutral
+from rag.answer.markup import answer_markdown, markers_in, neutral
 from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
 from rag.domain import company_key
@@ -75,18 +75,57 @@ def _enlarge(png: bytes, label: str) -> None:
     st.image(png, caption=label, width="stretch")
 
 
-@st.dialog("Cited page", width="large")
+@st.cache_data(max_entries=4, show_spinner=False)
+def _marked(document_id: int, pages: tuple[int, ...], quote: str):
+    """The document with the quote highlighted, its page and the quote's line boxes (PDF points)."""
+    from rag.crops import marked_pdf
+
+    pdf = _pdf(document_id)
+    out = marked_pdf(pdf, list(pages), quote) if pdf else None
+    return (out[0], out[1].page, [tuple(b) for b in out[1].boxes], out[1].found) if out else None
+
+
+VIEWER_MAX_MB = 60  # a larger document is shown as its cited page only: the viewer gets the whole file
+
+
+def _viewer(pdf: bytes, page: int, boxes: list[tuple], key: str) -> bool:
+    """The whole document in a pdf.js viewer (streamlit-pdf-viewer, which bundles pdf.js: it works offline),
+    scrollable, opened at the quote, each of its lines outlined (the highlight itself is in the PDF). False when
+    the viewer cannot show it."""
+    try:
+        from streamlit_pdf_viewer import pdf_viewer
+    except ImportError:
+        st.caption("The document viewer (streamlit-pdf-viewer) is not installed: see the page image.")
+        return False
+    if len(pdf) > VIEWER_MAX_MB * 2**20:
+        st.caption(f"This document is over {VIEWER_MAX_MB} MB: see the page image.")
+        return False
+    marks = [{"page": page, "x": x0 - 2, "y": y0 - 1, "width": x1 - x0 + 4, "height": y1 - y0 + 2,
+              "color": "#ee7300"} for x0, y0, x1, y1 in boxes]
+    pdf_viewer(pdf, height=720, annotations=marks, scroll_to_annotation=1 if marks else None,
+               scroll_to_page=None if marks else page, scroll_behavior="instant", render_text=True, key=key)
+    return True
+
+
+@st.dialog("Cited document", width="large")
 def _open_page(e) -> None:
-    """The whole cited page, rendered, with the quote marked."""
-    got = _page(e.document_id, tuple(e.pages), e.quote)
+    """The cited document, opened at the cited page with the quote highlighted; the page rendered as an image is
+    the fallback, in its own tab."""
+    got = _marked(e.document_id, tuple(e.pages), e.quote)
     if got is None:
         st.error("The original PDF of this document is not in the library, so its page cannot be shown.")
         return
-    png, page, found = got
+    pdf, page, boxes, found = got
     st.markdown(f"**{neutral(e.document)}**, page {page}")
     if not found:
         st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
-    st.image(png, width="stretch")
+    document, image = st.tabs(["Document", "Page image"])
+    with document:
+        _viewer(pdf, page, boxes if found else [], key=f"viewer-{e.document_id}-{page}")
+    with image:
+        shot = _page(e.document_id, tuple(e.pages), e.quote)
+        if shot:
+            st.image(shot[0], width="stretch")
 
 
 @st.dialog("Cited table", width="large")
@@ -106,12 +145,34 @@ def _open_tables(e, tables: list[Table]) -> None:
 _ANCHOR_STYLE = "scroll-margin-top: 5rem"
 
 
+def _chosen(key: str) -> None:
+    """A marker's chip clicked: its citation opens (below, in the same run), and the chip is unselected again."""
+    st.session_state["open_citation"] = (key, st.session_state.get(key))
+    st.session_state[key] = None
+
+
+def _open_buttons(i: int, p_i: int, cited: list) -> None:
+    """Under a paragraph, one chip per [n] marker in it ("[2] p. 45"): a click opens the cited document at its
+    quote. (The marker itself links to its citation card below the answer.)"""
+    if not cited:
+        return
+    key = f"open-{i}-{p_i}"
+    pages = {e.marker: e.pages[0] for e in cited}
+    st.pills("Open the cited document", list(pages), format_func=lambda n: f"[{n}] p. {pages[n]}", key=key,
+             on_change=_chosen, args=(key,), label_visibility="collapsed")
+    asked = st.session_state.get("open_citation")
+    if asked and asked[0] == key and asked[1] in pages:
+        st.session_state.pop("open_citation")
+        _open_page(next(e for e in cited if e.marker == asked[1]))
+
+
 def _paragraphs(a: Answer, i: int) -> None:
     """Each paragraph, its [n] markers linked to their citation below the answer (the document's text in it is
     neutralised: rag/answer/markup.py), then its figures."""
-    markers = {e.marker for e in a.evidence}
+    by_marker = {e.marker: e for e in a.evidence}
     for p_i, para in enumerate(a.paragraphs):
-        st.markdown(answer_markdown(a, para, lambda n: f"#src-{i}-{n}" if n in markers else None))
+        st.markdown(answer_markdown(a, para, lambda n: f"#src-{i}-{n}" if n in by_marker else None))
+        _open_buttons(i, p_i, [by_marker[n] for n in markers_in(para) if n in by_marker])
         for f in [f for f in a.figures if f.after_paragraph == p_i][:3]:
             png = _figure_png(f.figure_id)
             if png:

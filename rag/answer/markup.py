@@ -57,6 +57,11 @@ def _own_bold(a: Answer) -> set[str]:
     return own
 
 
+def markers_in(text: str) -> list[int]:
+    """The [n] markers of a text, each once, in the order they first appear."""
+    return list(dict.fromkeys(int(m.group(1)) for m in _MARKER.finditer(text)))
+
+
 def _with_markers(text: str, link: Callable[[int], str | None] | None) -> str:
     """Text between [n] markers neutralised; each marker a link to link(n) when it has one."""
     out, at = [], 0

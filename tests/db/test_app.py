@@ -175,3 +175,28 @@ def test_an_empty_library_offers_the_sample_documents_then_a_summary_and_example
     examples = [b.label for b in at.button if b.key and b.key.startswith("ex-")]
     assert any("3M" in q for q in examples) and any("Northwind" in q for q in examples), examples
     assert any("LongEval" in q or "LONGEVAL" in q for q in examples)  # a paper's question, by its title
+
+
+def test_a_citation_opens_the_whole_document_at_its_quote_highlighted(app, clean_store):
+    """Issue 36: "Open page N" and each marker's chip open the cited document in the pdf.js viewer, at the quote,
+    highlighted in the PDF itself; the rendered page stays as a fallback tab."""
+    import base64
+    import json
+
+    import pymupdf
+
+    app.chat_input[0].set_value("What were Acme Widgets' purchases of property, plant and equipment in 2022?").run()
+    a = app.session_state["last_answer"]
+    e = a.evidence[0]
+    next(b for b in app.button if b.key == f"page-0-{e.marker}").click().run()
+    assert not app.exception
+    assert [t.label for t in app.tabs] == ["Document", "Page image"]
+    viewer = [c for c in app.get("component_instance") if "streamlit_pdf_viewer" in str(c.proto.component_name)]
+    assert len(viewer) == 1
+    args = json.loads(viewer[0].proto.json_args)
+    assert args["scroll_to_annotation"] == 1 and args["annotations"][0]["page"] == e.pages[0]
+    doc = pymupdf.open(stream=base64.b64decode(args["binary"]), filetype="pdf")  # the whole document
+    page = doc[e.pages[0] - 1]
+    assert [an.type[1] for an in page.annots()] == ["Highlight"] and doc.page_count > 1
+    chips = [p for p in app.get("button_group") if p.key and p.key.startswith("open-0-")]
+    assert chips, "each paragraph with markers has its chips"

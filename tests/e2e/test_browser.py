@@ -131,6 +131,25 @@ def _wait_idle(page, timeout: float = 180) -> None:
     raise AssertionError("the app kept running")
 
 
+def _cited_document(page, shot: bool = True) -> None:
+    """The cited document in the pdf.js viewer (its pages drawn, the quote outlined), then the page-image tab."""
+    dialog = page.locator('[role="dialog"]')
+    dialog.get_by_role("tab", name="Document").wait_for()
+    assert dialog.get_by_text("Acme Widgets 10-K FY2022").count() >= 1
+    viewer = dialog.frame_locator("iframe").first
+    viewer.locator("canvas").first.wait_for(timeout=60_000)
+    viewer.locator('[id^="annotation-"]').first.wait_for(timeout=30_000)  # the quote's lines, outlined
+    page.wait_for_timeout(1500)  # the pages drawn and scrolled to the quote
+    if shot:
+        _shot(page, "3b_cited_document")
+    dialog.get_by_role("tab", name="Page image").click()
+    dialog.locator("img").first.wait_for()
+    if shot:
+        _shot(page, "3c_cited_page_image")
+    page.keyboard.press("Escape")
+    _settle(page)
+
+
 def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, tmp_path):
     shutil.copy(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
     shutil.copy(pdfs["encrypted"], tmp_path / "board_memo.pdf")
@@ -182,11 +201,10 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     assert box is not None and 60 <= box["y"] <= 800, box  # scrolled to that citation, clear of the header
     _shot(page, "3_citation")
     msg.get_by_role("button", name="Open page").first.click()
-    dialog = page.locator('[role="dialog"]')
-    dialog.locator("img").first.wait_for()
-    assert dialog.get_by_text("Acme Widgets 10-K FY2022").count() >= 1
-    _shot(page, "3b_cited_page")
-    page.keyboard.press("Escape")
+    _cited_document(page)
+    # each [n] marker has its chip under the paragraph: it opens the same viewer
+    msg.locator('[data-testid="stButtonGroup"] button').first.click()
+    _cited_document(page, shot=False)
     ask_url = page.url
 
     page.get_by_text("Developer mode (Debug page)").click()
