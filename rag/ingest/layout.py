@@ -16,6 +16,22 @@ _ITEM = re.compile(r"^(item\s+\d{1,2}[a-c]?\b\.?|part\s+[ivx]+\b)", re.I)
 _NUMBERED = re.compile(r"^((\d{1,2})(\.\d{1,2}){0,3})\.?\s+[A-Z]")
 _APPENDIX_LETTER = re.compile(r"^[A-H](\.\d{1,2})*\.?\s+[A-Z][a-z]")
 _STICKY = {"$", "€", "£", "(", ")", "%", ")%"}
+# What a PDF's text layer carries that no reader should see: control characters (C0 but tab and line ends, DEL,
+# C1; a BEL drawn as a bullet shows as a box) and invisible format characters (zero-width space, word joiner,
+# byte-order mark). Line and form feeds inside a span become spaces. sql/090 cleans stored text the same way.
+_INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u2060\ufeff]")
+_BREAKS = re.compile("[\x0a-\x0d]")
+_SOFT_HYPHEN_END = re.compile("\u00ad\\s*$")
+
+
+def clean_text(text: str, line_end: bool = True) -> str:
+    """Text without control or invisible characters. A soft hyphen (U+00AD) ending a line (line_end: the text is
+    a line's last span) is where a word was broken, so it becomes a hyphen that the paragraph builder joins like
+    any other; elsewhere it goes."""
+    text = _BREAKS.sub(" ", _INVISIBLE.sub("", text))
+    if "\u00ad" in text:
+        text = (_SOFT_HYPHEN_END.sub("-", text) if line_end else text).replace("\u00ad", "")
+    return text
 
 
 @dataclass
@@ -66,7 +82,9 @@ def lines_from_dict(page_dict: dict) -> list[Line]:
         if block.get("type", 0) != 0:
             continue
         for ln in block.get("lines", []):
-            spans = [s for s in ln.get("spans", []) if s.get("text", "").strip()]
+            raw = ln.get("spans", [])
+            spans = [{**s, "text": clean_text(s.get("text", ""), i == len(raw) - 1)} for i, s in enumerate(raw)]
+            spans = [s for s in spans if s["text"].strip()]
             if not spans:
                 continue
             if abs(ln.get("dir", (1, 0))[1]) > 0.5:  # vertical text (margins, rotated labels)

@@ -214,3 +214,31 @@ def test_no_planner_statistics_on_the_counts(clean_store, ingest, pdfs):
         kept = conn.execute("select attname from pg_stats where tablename = 'documents' "
                             "and attname in ('chunk_count', 'figure_count')").fetchall()
     assert kept == []
+
+
+def test_control_characters_never_reach_stored_text_and_stored_ones_are_cleaned(clean_store, ingest, tmp_path):
+    """Issue 36: a BEL drawn as a bullet is dropped at ingestion; text stored before is cleaned by sql/090."""
+    import pymupdf
+
+    from rag.store import migrations
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "\x07 Scope 1 emissions fell by 12% as the vehicle fleet was electrified.", fontsize=11)
+    page.insert_text((72, 90), "\x07 Scope 2 emissions fell by 30% with renewable electricity contracts.", fontsize=11)
+    doc.save(tmp_path / "bullets.pdf")
+    res = ingest(tmp_path / "bullets.pdf")
+    assert res.ok
+    with clean_store.transport.connection() as conn:
+        text = " ".join(r[0] for r in conn.execute("select content from chunks where document_id = %s",
+                                                   (res.document_id,)))
+        assert "Scope 1 emissions fell" in text and "\x07" not in text
+        conn.execute("update chunks set content = content || ' electri\u00ad fied\x07 fleet\u200b' "
+                     "where document_id = %s", (res.document_id,))
+        conn.execute("update documents set title = 'Bullets\x07\u00ad' where id = %s", (res.document_id,))
+        sql = next(p for p in migrations.migration_files() if p.name.startswith("090_")).read_text()
+        conn.execute(sql)  # what an existing store gets when it is next opened
+        text = " ".join(r[0] for r in conn.execute("select content from chunks where document_id = %s",
+                                                   (res.document_id,)))
+        title = conn.execute("select title from documents where id = %s", (res.document_id,)).fetchone()[0]
+    assert text.endswith("electrified fleet") and title == "Bullets"

@@ -71,3 +71,22 @@ def test_chunks_have_no_empty_text_and_respect_max_words():
     chunks = chunking.chunk_units(units, ChunkingSettings())
     assert chunks and all(c.text.strip() for c in chunks)
     assert all(c.words <= 350 for c in chunks)
+
+
+def test_control_and_invisible_characters_go_and_a_soft_hyphen_at_a_line_end_joins_the_word():
+    """Issue 36: a BEL drawn as a bullet, a zero-width space, a soft hyphen: never in the stored text."""
+    assert layout.clean_text("\x07 Scope 1\u200b emissions") == " Scope 1 emissions"
+    assert layout.clean_text("co\u00adoperation", line_end=False) == "cooperation"
+
+    def line(y, *texts):
+        x, spans = 72.0, []
+        for t in texts:
+            spans.append({"text": t, "bbox": (x, y, x + 6 * len(t), y + 10), "size": 10.0, "flags": 0, "font": "Helv"})
+            x += 6 * len(t)
+        return {"bbox": (72.0, y, x, y + 10), "dir": (1, 0), "spans": spans}
+
+    page = {"blocks": [{"type": 0, "lines": [line(100, "\x07 The fleet was electri\u00ad"),
+                                             line(112, "fied across the group.")]}]}
+    lines = layout.lines_from_dict(page)
+    assert [ln.text for ln in lines] == ["The fleet was electri-", "fied across the group."]
+    assert chunking._dehyphen(lines[0].text, lines[1].text) == "The fleet was electrified across the group."
