@@ -12,7 +12,7 @@ the PDF's metadata title or the first cover line, no authors, the paper's year f
 Scoring (text compared without case, punctuation or spacing; NFKC):
 - title: equal, or 0.9 similar (difflib); only where the label has a title;
 - company: the legal name equal; for a document without an issuer (a paper), no company at all;
-- authors: F1 of the names, per paper;
+- authors: F1 of the names, per paper; author_order: every name in the printed order;
 - year: a paper's year equal; otherwise the label's year among the years the document answers to (year_labels);
 - type: equal (ALTERNATIVES lists the one file whose type the labeller found ambiguous, with the other reading).
 
@@ -98,6 +98,8 @@ def score(label: dict, got: dict, alt: dict) -> dict:
         have = {norm(x) for x in got["authors"]}
         hit = len(want & have)
         out["authors"] = 0.0 if not hit else 2 * hit / (len(want) + len(have))
+        order = [norm(x) for x in label["authors"].split(";") if x.strip()]
+        out["author_order"] = [norm(x) for x in got["authors"]] == order  # every name, in the printed order
     if label["year"]:
         y = int(label["year"])
         out["year"] = got["year"] == y if label["doc_type"] == "research paper" else y in (got["year_labels"] or [])
@@ -107,7 +109,7 @@ def score(label: dict, got: dict, alt: dict) -> dict:
 
 def summary(rows: list[dict], which: str) -> dict:
     out = {}
-    for k in ("title", "company", "authors", "year", "doc_type"):
+    for k in ("title", "company", "authors", "author_order", "year", "doc_type"):
         vals = [r[which][k] for r in rows if k in r[which]]
         out[k] = {"n": len(vals), "accuracy": round(sum(float(v) for v in vals) / len(vals), 3) if vals else None}
     return out

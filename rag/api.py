@@ -94,9 +94,12 @@ class Question(BaseModel):
     @field_validator("question")
     @classmethod
     def _not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("the question is empty")
-        return _clean_text(v.strip())
+        from rag.assistant.core import check_question
+
+        try:
+            return _clean_text(check_question(v))  # the Ask page's refusal, word for word
+        except RagError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class AnswerRequest(Question):

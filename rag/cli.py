@@ -300,6 +300,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_docs(args) -> int:
+    from rag.answer.labels import period_label
+
     settings = _settings(args)
     store = _store(args, settings)
     docs = store.list_documents()
@@ -309,13 +311,13 @@ def cmd_docs(args) -> int:
     if not docs:
         print("no documents")
         return 0
-    print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'year':>6} {'pages':>5} {'chunks':>6} {'figs':>5} "
+    print(f"{'id':>4}  {'file':40} {'company':22} {'type':22} {'period':>10} {'pages':>5} {'chunks':>6} {'figs':>5} "
           f"{'ocr':>4}")
     show = printable  # a name stored before names were cleaned, a company read from the PDF: one line each
     for d in docs:
-        period = show(f"{d.fiscal_period or ''}{d.fiscal_year or ''}")
+        period = show(period_label(d.fiscal_year, d.fiscal_period, d.doc_type))
         print(f"{d.document_id:>4}  {show(d.file_name)[:40]:40} {show(d.company)[:22]:22} {show(d.doc_type)[:22]:22} "
-              f"{period:>6} {d.page_count:>5} {d.chunks:>6} {d.figures:>5} {d.ocr_pages:>4}")
+              f"{period:>10} {d.page_count:>5} {d.chunks:>6} {d.figures:>5} {d.ocr_pages:>4}")
     return 0
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
-from rag.assistant import answer
-from rag.answer.export import conversation_json, conversation_markdown, to_json, to_markdown
-from rag.answer.labels import document_label
+from rag.assistant import MAX_QUESTION, answer, check_question
+from rag.answer.export import conversation_json, conversation_markdown, export_name, to_json, to_markdown
+from rag.answer.labels import document_label, shorten
 from rag.answer.markup import answer_markdown, markers_in, neutral
 from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
 from rag.domain import company_key
+from rag.errors import RagError
 from rag.library import library_summary, load_samples, sample_files
 from rag.records import DocumentMeta, Table
 from rag.retrieve.search import SearchFilters
@@ -212,10 +213,10 @@ def _actions(a: Answer, i: int) -> None:
         key = (st.session_state.get("conversation_id"), i)
         if key not in exports:
             exports[key] = to_markdown(a, get_store().figure_image)
-        st.download_button("Export Markdown", exports[key], file_name="answer.md", mime="text/markdown",
+        st.download_button("Export Markdown", exports[key], file_name=export_name(a.question, "md"), mime="text/markdown",
                            key=f"md-{i}")
     with c2:
-        st.download_button("Export JSON", to_json(a), file_name="answer.json", mime="application/json",
+        st.download_button("Export JSON", to_json(a), file_name=export_name(a.question, "json"), mime="application/json",
                            key=f"json-{i}")
     with c3:
         rating = st.feedback("thumbs", key=f"fb-{st.session_state.get('conversation_id')}-{i}")
@@ -284,7 +285,7 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             st.caption("Past conversations")
             current = st.session_state.get("conversation_id")
             for c in past:
-                label = (c.title if len(c.title) <= 48 else c.title[:45] + "…") + f" · {c.turns}"
+                label = shorten(c.title, 46) + f" · {c.turns}"
                 st.button(neutral(label), key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
                           type="primary" if c.conversation_id == current else "tertiary", width="stretch")
         if chat:
@@ -296,10 +297,10 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             if key not in cache:
                 cache.clear()
                 cache[key] = conversation_markdown(title, answers, get_store().figure_image)
-            st.download_button("Export conversation (Markdown)", cache[key], file_name="conversation.md",
+            st.download_button("Export conversation (Markdown)", cache[key], file_name=export_name(title, "md"),
                                mime="text/markdown", width="stretch")
             st.download_button("Export conversation (JSON)", conversation_json(cid, title, answers),
-                               file_name="conversation.json", mime="application/json", width="stretch")
+                               file_name=export_name(title, "json"), mime="application/json", width="stretch")
             if cid is not None:
                 with st.popover("Delete this conversation", width="stretch"):
                     st.write("Delete it for everyone in this workspace? This cannot be undone.")
@@ -402,8 +403,14 @@ def page() -> None:
             if c.button(neutral(q), key=f"fu-{len(chat)}-{q}"):
                 st.session_state["pending_question"] = q
                 st.rerun()
-    question = st.chat_input("Ask about the documents…") or st.session_state.pop("pending_question", None)
-    if not question:
+    question = st.chat_input("Ask about the documents…", max_chars=MAX_QUESTION) \
+        or st.session_state.pop("pending_question", None)
+    if question is None:
+        return
+    try:
+        question = check_question(question)
+    except RagError as exc:  # refused as the API refuses it: nothing saved, nothing searched
+        st.warning(f"Not asked: {exc}. Type a question about the documents.")
         return
     _ask(question, chat, docs, filters)
     st.rerun()  # the conversation is drawn from the history, the new answer included

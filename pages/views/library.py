@@ -10,7 +10,7 @@ import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag import jobs
-from rag.answer.labels import document_label
+from rag.answer.labels import document_label, period_label
 from rag.answer.markup import neutral
 from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
@@ -233,7 +233,7 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
         rel = get_store().related_graph(pick) if pick else []
         if rel:
             st.dataframe([{"relation": r.relation.replace("_", " "), "hops": r.depth, "document": names.get(r.document_id, r.file_name),
-                           "year": r.fiscal_year, "period": r.fiscal_period} for r in rel], hide_index=True)
+                           "period": period_label(r.fiscal_year, r.fiscal_period)} for r in rel], hide_index=True)
         else:
             st.caption("None in the library.")
     with c2:

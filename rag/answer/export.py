@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+from datetime import date
 from collections.abc import Callable
 
 from rag.answer.model import Answer
 from rag.errors import redact
 
 Images = Callable[[int], "bytes | None"]  # figure id → its PNG (the store's figure_image)
+
+
+def export_name(title: str, extension: str, when: date | None = None) -> str:
+    """A download's file name from the conversation's title or the question, with the day:
+    "2026-11-29 acme-widgets-purchases-of-property-plant-and-equipment.md". Letters, digits and hyphens only, at
+    most eight words, so any file system takes it."""
+    words = re.findall(r"[^\W_]+", title.lower())
+    stop = {"what", "was", "were", "is", "are", "the", "a", "an", "of", "in", "did", "does", "do", "how", "which"}
+    kept = [w for w in words if w not in stop][:8] or words[:8] or ["answer"]
+    return f"{(when or date.today()).isoformat()} {'-'.join(kept)[:80].strip('-')}.{extension}"
 
 
 def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = True, level: int = 1) -> str:

@@ -20,6 +20,17 @@ def short_company(name: str | None) -> str:
     return n or name
 
 
+def period_label(year: int | None, period: str | None, kind: str | None = None) -> str:
+    """A fiscal period as every surface prints it: "Q2 FY2023", "FY2023" (a year's filing or report), "2023"."""
+    if not year:
+        return period or ""
+    if kind in ("10-K", "annual report") or period == "FY":
+        return f"FY{year}"
+    if period and period.upper().startswith(("Q", "H")):
+        return f"{period.upper()} FY{year}"
+    return str(year)
+
+
 def document_label(d: Any) -> str:
     """d: a document (DocumentMeta) or a chunk (Hit, Candidate): company, doc_type, fiscal_year, fiscal_period,
     title, file_name, published_date."""
@@ -32,14 +43,7 @@ def document_label(d: Any) -> str:
     who = short_company(d.company) or (d.title or d.file_name or "document")
     what = {"10-K": "10-K", "10-Q": "10-Q", "8-K": "8-K", "earnings release": "earnings release",
             "sustainability report": "Sustainability Report", "annual report": "Annual Report"}.get(kind, "")
-    when = ""
-    if year:
-        if kind in ("10-K", "annual report") or period == "FY":
-            when = f"FY{year}"
-        elif period and period.startswith("Q"):
-            when = f"{period} FY{year}"
-        else:
-            when = str(year)
+    when = period_label(year, period, kind)
     if kind == "8-K" and d.published_date:
         when = f"dated {str(d.published_date)[:10]}"
     return " ".join(x for x in (who, what, when) if x)
@@ -77,3 +81,15 @@ def duration_label(ms: float) -> str:
     if ms < 60_000:
         return f"{ms / 1000:.2f} s"
     return f"{int(ms // 60_000)} min {int(ms % 60_000 // 1000):02d} s"
+
+
+def shorten(text: str, width: int) -> str:
+    """Text cut to at most `width` characters at a word's end, with "…" when cut (a single word longer than that
+    is cut inside it)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    if " " in cut and not text[width - 1].isspace():
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip(" ,;:–—-") + "…"

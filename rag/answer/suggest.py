@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.labels import short_company
+from rag.answer.labels import short_company, shorten
 from rag.answer.model import Answer
 from rag.records import DocumentMeta
 from rag.retrieve.query import QueryIntent
@@ -27,9 +27,17 @@ def _when(d: DocumentMeta) -> str:
     return f" in FY{d.fiscal_year}"
 
 
-def _paper_title(d: DocumentMeta) -> str:
-    title = (d.title or "").split(":")[0].strip() or "the paper"
-    return title if len(title) <= 60 else title[:57].rsplit(" ", 1)[0] + "…"
+def _paper_name(d: DocumentMeta) -> str:
+    """How an analyst names a paper: its first author ("Krishna et al."), else its title when short, else "the
+    paper on" the title's first words, cut at a word."""
+    if d.authors:
+        first = d.authors[0].strip()
+        surname = first.split(",")[0].strip() if "," in first else (first.split() or ["the authors"])[-1]
+        return f"{surname} et al." if len(d.authors) > 1 else surname
+    title = (d.title or "").split(":")[0].strip()
+    if not title:
+        return "the paper"
+    return f"“{title}”" if len(title) <= 40 else f"the paper on {shorten(title, 40).rstrip('…')}"
 
 
 def questions_for(d: DocumentMeta) -> list[str]:
@@ -37,8 +45,8 @@ def questions_for(d: DocumentMeta) -> list[str]:
     who = short_company(d.company)
     kind = d.doc_type or "other"
     if kind == "research paper":
-        t = _paper_title(d)
-        return [f"What are the main results of {t}?", f"What data does {t} use?"]
+        t = _paper_name(d)
+        return [f"What are the main findings of {t}?", f"What data does {t} use?"]
     if kind == "sustainability report":
         w = who or "the company"
         return [f"What were {_pos(w)} Scope 1 emissions{_when(d)}?", f"What are {_pos(w)} climate targets?"]

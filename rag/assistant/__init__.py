@@ -2,6 +2,6 @@
 its Facts stage, figures, related documents, read-only SQL), then `rag/answer/` writes the answer from that evidence
 alone. `answer()` is the entry point of the CLI, the API and the pages."""
 
-from rag.assistant.core import answer
+from rag.assistant.core import MAX_QUESTION, answer, check_question
 
-__all__ = ["answer"]
+__all__ = ["MAX_QUESTION", "answer", "check_question"]

@@ -15,9 +15,26 @@ from rag.answer.model import Answer
 from rag.assistant.plan import llm_plan, offline_plan
 from rag.assistant.tools import ToolContext
 from rag.config import Settings
+from rag.errors import RagError
 from rag.records import DocumentMeta
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.search import SearchFilters
+
+
+MAX_QUESTION = 2000  # characters
+
+
+def check_question(question: str) -> str:
+    """The question as asked, trimmed; RagError with one line when there is none to answer (empty or only white
+    space, too long, a NUL byte): the same refusal on every surface (the Ask page, the API, the CLI)."""
+    q = (question or "").strip()
+    if not q:
+        raise RagError("the question is empty")
+    if len(q) > MAX_QUESTION:
+        raise RagError(f"the question is longer than {MAX_QUESTION} characters")
+    if "\x00" in q:
+        raise RagError("the question contains a NUL byte")
+    return q
 
 
 def answer(store, embedder, question: str, settings: Settings | None = None, filters: SearchFilters | None = None,

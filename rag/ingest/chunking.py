@@ -59,6 +59,19 @@ class Chunk:
         return sum(u.words for u in self.units)
 
 
+_LEADING_NUMBER = re.compile(r"^(\d{1,4})\s+(?=[^\W\d_])")
+
+
+def without_page_number(heading: str, page: int) -> str:
+    """A heading without the page number printed before it ("26 Environmental and Climate Protection" on page 26,
+    or 28 when the count starts at the cover): a leading number within four of the page's own. A section number
+    ("3.1 Results") has a dot and stays; a number after the name ("Scope 3", "Item 7") is the name's."""
+    m = _LEADING_NUMBER.match(heading)
+    if m is None or abs(int(m.group(1)) - page) > 4 or not heading[m.end()].isupper():
+        return heading
+    return heading[m.end():]
+
+
 def _dehyphen(a: str, b: str) -> str:
     if re.search(r"[a-z]-$", a) and b[:1].islower():
         return a[:-1] + b
@@ -83,6 +96,7 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
             if not text:
                 continue
             if r.heading_level is not None:
+                text = without_page_number(text, r.page)
                 para = None
                 table_header = None
                 # Consecutive heading lines of the same level are one wrapped heading.

@@ -499,11 +499,28 @@ def _title(pm_title: str, cover: str) -> str | None:
     """A meaningful PDF metadata title, else the first substantial line of the cover."""
     if pm_title and not re.fullmatch(r"[\d\-_ ]+|untitled.*|microsoft word.*|.*\.(docx?|indd|pdf)", pm_title, re.I):
         return pm_title.strip()[:200]
-    for line in cover.splitlines():
-        s = line.strip()
+    lines = [ln.strip() for ln in cover.splitlines() if ln.strip()]
+    for i, s in enumerate(lines):
         if len(s.split()) >= 2 and len(s) > 8 and not re.match(r"^(table of contents|united states|page)", s, re.I):
-            return s[:200]
+            return _whole_title(lines, i)[:200]
     return None
+
+
+_CONNECTOR = r"(?:of|for|and|to|in|on|at|by|with|&|-|–)"
+
+
+def _whole_title(lines: list[str], i: int) -> str:
+    """A cover line with the lines it continues or that continue it: a title is never a fragment such as "OF THE
+    GROUP 2023" (the line before holds "ANNUAL REPORT") or "REPORT OF" (the line after holds the name)."""
+    start, end = i, i
+    while start > 0 and start > i - 2 and re.match(rf"{_CONNECTOR}\b", lines[start], re.I):
+        start -= 1
+    while end + 1 < len(lines) and end < i + 2 and (re.search(rf"\b{_CONNECTOR}$", lines[end], re.I)
+                                                    or re.match(rf"{_CONNECTOR}\b", lines[end + 1], re.I)):
+        end += 1
+    title = " ".join(lines[start:end + 1])
+    # still opening on a connector (the words before it are drawn, not text): the rest stands alone
+    return re.sub(rf"^(?:{_CONNECTOR}\s+)+(?:the\s+)?", "", title, flags=re.I) or title
 
 
 def _names(meta: DocMeta, t: _Texts) -> None:

@@ -96,7 +96,7 @@ def _title_lines(lines: list[Line], page_height: float) -> list[int]:
     runs: list[list[int]] = []
     for i in big:
         if runs and abs(lines[i].size - lines[runs[-1][-1]].size) <= 0.6 \
-                and lines[i].y0 - lines[runs[-1][-1]].y1 < 0.9 * lines[i].size:
+                and lines[i].y0 - lines[runs[-1][-1]].y1 < 1.25 * lines[i].size:  # a title may be set double-spaced
             runs[-1].append(i)
         else:
             runs.append([i])
@@ -120,8 +120,10 @@ def _name(piece: str) -> str | None:
         return None
     if not all(w[0].isupper() or w.lower() in PARTICLES for w in words) or not words[-1][0].isupper():
         return None
-    if s.isupper() and len(s) > 12:
-        return None
+    if s.isupper():  # set in capitals ("TAL AUGUST"): a name of two to four words, written as names are
+        if len(words) > 4:
+            return None
+        s = " ".join(w.capitalize() if len(w) > 2 or not w.endswith(".") else w for w in words)
     return s
 
 
@@ -137,13 +139,37 @@ def _author_text(lines: list[Line]) -> str:
         else:
             last = re.split(r",|\band\b", text)[-1].split()
             first = re.split(r",|\band\b", piece)[0].split()
-            glue = " " if len(last) + len(first) <= 4 and len(first) == 1 and len(last) >= 1 else ", "
+            # a name broken across lines: one word left on the line before ("Andrew" / "D. White")
+            broken = len(last) == 1 and 1 <= len(first) <= 3 or len(last) + len(first) <= 4 and len(first) == 1
+            glue = " " if broken and len(last) >= 1 else ", "
             text += glue + piece
     return text
 
 
+def _rows(lines: list[Line]) -> list[Line]:
+    """Lines in reading order by visual rows: names set on one row with superscript marks sit on baselines a few
+    points apart, and sorting by top alone would put a name at the right before the first one."""
+    out: list[Line] = []
+    row: list[Line] = []
+    for ln in sorted(lines, key=lambda ln: ln.y0):
+        if row and ln.y0 > max(r.y0 for r in row) + 0.5 * ln.size:
+            out += sorted(row, key=lambda r: r.x0)
+            row = []
+        row.append(ln)
+    return out + sorted(row, key=lambda r: r.x0)
+
+
+def _affiliated_name(ln: Line) -> Line | None:
+    """'TAL AUGUST, University of Washington, USA' (a name, then its affiliation, on one line): the name alone."""
+    head = ln.text.split(",")[0]
+    if "," not in ln.text or AFFILIATION.search(head) or not _name(head):
+        return None
+    return Line(head, ln.size, ln.y0, ln.y1, ln.x0, [head])
+
+
 def authors_after(lines: list[Line], end: int) -> list[str]:
-    """The names between the title (its last line: end) and the abstract or the first body text."""
+    """The names between the title (its last line: end) and the abstract or the first body text, in the order
+    they are printed."""
     taken: list[Line] = []
     body = _body_size(lines)
     for ln in lines[end + 1:]:
@@ -151,11 +177,15 @@ def authors_after(lines: list[Line], end: int) -> list[str]:
             break
         if ln.size < body - 0.5 and len(ln.text.split()) > 12:
             break
-        if "@" in ln.text or HEADER.search(ln.text) or re.match(r"^[\d∗*†‡§¶♠♢♡]", ln.text) \
-                or AFFILIATION.search(ln.text) and not re.search(r",\s*\w+\s+\w+\s*\d", ln.text):
+        if "@" in ln.text or HEADER.search(ln.text) or re.match(r"^[\d∗*†‡§¶♠♢♡]", ln.text):
+            continue
+        if AFFILIATION.search(ln.text) and not re.search(r",\s*\w+\s+\w+\s*\d", ln.text):
+            named = _affiliated_name(ln)
+            if named is not None:
+                taken.append(named)
             continue
         taken.append(ln)
-    names = [_name(p) for p in re.split(r",|;|\band\b|&", _author_text(taken))]
+    names = [_name(p) for p in re.split(r",|;|\band\b|&", _author_text(_rows(taken)))]
     return list(dict.fromkeys(n for n in names if n))[:30]
 
 
@@ -192,7 +222,10 @@ def paper_year(page, pdf_meta: dict) -> int | None:
 def report_title(first_pages: list[str]) -> str | None:
     """The phrase that names a report on its first pages, in title case when it is set in capitals."""
     for text in first_pages[:4]:
-        for line in text.splitlines():
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if i + 1 < len(lines) and re.match(r"\s*(?:of|for)\b|\s*(?:19|20)\d\d\s*$", lines[i + 1], re.I):
+                line = f"{line} {lines[i + 1]}"  # "ANNUAL REPORT" / "OF THE GROUP 2023": one title
             m = REPORT_TITLE.search(line)
             if m and re.search(r"(?:19|20)\d\d", m.group(0)) and len(line.split()) <= 12:
                 t = re.sub(r"\s+", " ", m.group(0)).strip()

@@ -5,7 +5,7 @@ figures themselves."""
 
 import pytest
 
-from tests.conftest import CORPUS, corpus_or_skip
+from conftest import CORPUS, corpus_or_skip
 
 
 @pytest.fixture(scope="module")

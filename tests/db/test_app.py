@@ -174,7 +174,7 @@ def test_an_empty_library_offers_the_sample_documents_then_a_summary_and_example
     assert text.count("document") and "3 documents:" in text
     examples = [b.label for b in at.button if b.key and b.key.startswith("ex-")]
     assert any("3M" in q for q in examples) and any("Northwind" in q for q in examples), examples
-    assert any("LongEval" in q or "LONGEVAL" in q for q in examples)  # a paper's question, by its title
+    assert any("Krishna et al." in q for q in examples), examples  # a paper by its first author, as analysts cite it
 
 
 def test_a_citation_opens_the_whole_document_at_its_quote_highlighted(app, clean_store):
@@ -200,3 +200,13 @@ def test_a_citation_opens_the_whole_document_at_its_quote_highlighted(app, clean
     assert [an.type[1] for an in page.annots()] == ["Highlight"] and doc.page_count > 1
     chips = [p for p in app.get("button_group") if p.key and p.key.startswith("open-0-")]
     assert chips, "each paragraph with markers has its chips"
+
+
+def test_a_blank_question_is_refused_as_the_api_refuses_it_and_nothing_is_saved(app, clean_store):
+    """Issue 36: white space only is not a question: no conversation "· 1", no search."""
+    before = len(clean_store.list_conversations(30))
+    app.chat_input[0].set_value("   \n\t ").run()
+    assert not app.exception
+    assert any(w.value.startswith("Not asked: the question is empty") for w in app.warning)
+    assert not app.session_state["chat"] and len(clean_store.list_conversations(30)) == before
+

@@ -95,6 +95,8 @@ def test_docs_doctor_delete(cli_store, tmp_path):
     docs = json.loads(run("--data-dir", str(cli_store), "docs", "--json").stdout)
     assert {d["file_name"] for d in docs} == {"paper.pdf", "esg.pdf"}
     assert all(d["chunks"] > 0 for d in docs)
+    table = run("--data-dir", str(cli_store), "docs").stdout.splitlines()  # periods printed as everywhere else
+    assert "period" in table[0].split()
     assert run("--data-dir", str(cli_store), "doctor").returncode == 0
     other = run("--data-dir", str(tmp_path / "empty"), "docs")
     assert "no documents" in other.stdout  # a second store coexists

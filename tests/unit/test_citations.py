@@ -6,7 +6,7 @@ with 'Total', so a quote from one must not be placed on the other."""
 import pymupdf
 
 from rag.crops import locate, page_png, quote_tokens, region_png
-from tests.fixtures.make_pdfs import make_10k
+from make_pdfs import make_10k
 
 
 def _prose_pdf() -> bytes:

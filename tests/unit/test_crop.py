@@ -8,7 +8,7 @@ import pymupdf
 from rag.crops import region_png, table_around
 from rag.ingest import crop as cropmod
 from rag.ingest import figures as figmod
-from tests.fixtures.make_pdfs import make_10k
+from make_pdfs import make_10k
 
 PROSE = ("The group reduced its emissions again this year, mainly through the switch to green electricity at "
          "its plants and the renewal of the vehicle fleet, as the following charts show for each scope.")

@@ -90,3 +90,12 @@ def test_control_and_invisible_characters_go_and_a_soft_hyphen_at_a_line_end_joi
     lines = layout.lines_from_dict(page)
     assert [ln.text for ln in lines] == ["The fleet was electri-", "fied across the group."]
     assert chunking._dehyphen(lines[0].text, lines[1].text) == "The fleet was electrified across the group."
+
+
+def test_a_heading_drops_the_page_number_printed_before_it_but_keeps_its_own_numbers():
+    w = chunking.without_page_number
+    assert w("26 Environmental and Climate Protection", 26) == "Environmental and Climate Protection"
+    assert w("28 Environmental and Climate Protection", 26) == "Environmental and Climate Protection"  # cover first
+    assert w("3.1 Results", 3) == "3.1 Results" and w("5 Results", 12) == "5 Results"
+    assert w("Scope 3", 3) == "Scope 3" and w("Item 7", 7) == "Item 7" and w("2023 Highlights", 40) == "2023 Highlights"
+    assert w("12 months ended", 12) == "12 months ended"

@@ -41,3 +41,26 @@ def test_answer_markdown_keeps_only_our_own_shapes():
 def test_chart_text_escapes_plotly_tags():
     assert chart_text('<a href="http://evil.example">Acme</a> & Co') == \
         '&lt;a href="http://evil.example"&gt;Acme&lt;/a&gt; &amp; Co'
+
+
+def test_a_period_prints_the_same_everywhere():
+    from rag.answer.labels import period_label
+
+    assert period_label(2023, "Q2") == "Q2 FY2023" and period_label(2023, "FY") == "FY2023"
+    assert period_label(2023, None, "10-K") == "FY2023" and period_label(2023, None) == "2023"
+    assert period_label(None, None) == ""
+
+
+def test_exports_are_named_after_the_question_with_the_day_and_captions_are_cut_at_a_word():
+    from datetime import date
+
+    from rag.answer.export import export_name
+    from rag.answer.labels import shorten
+
+    day = date(2026, 11, 29)
+    assert export_name("What were Acme Widgets' purchases of property, plant and equipment in 2022?", "md", day) == \
+        "2026-11-29 acme-widgets-purchases-property-plant-and-equipment-2022.md"
+    assert export_name("???", "json", day) == "2026-11-29 answer.json"
+    assert shorten("What are the main results of A ubiquitous GC content signature", 45) == \
+        "What are the main results of A ubiquitous GC…"
+    assert shorten("short title", 45) == "short title"

@@ -144,3 +144,30 @@ def test_a_reports_issuer_is_the_legal_name_its_whole_text_uses_most():
     assert issuer_of_text("freenet AG published. " * 3 + "The Group " * 9 + "Media Broadcast Group " * 2) == "freenet AG"
     assert issuer_of_text("1&1 AG grew. " * 4 + "The 1&1 Group grew. " * 2 + "United Internet AG owns it. " * 2) == "1&1 AG"
     assert issuer_of_text("ACME AG once.") is None
+
+
+def test_a_cover_title_is_never_a_fragment_of_its_lines():
+    from rag.ingest.metadata import _title
+
+    assert _title("", "ANNUAL REPORT\nOF THE ACME GROUP 2023\nContents") == "ANNUAL REPORT OF THE ACME GROUP 2023"
+    assert _title("", "Sustainability report of\nAcme Group 2023\nContents") == "Sustainability report of Acme Group 2023"
+    assert _title("", "OF THE ACME GROUP 2023\nContents") == "ACME GROUP 2023"  # the words before it are drawn
+
+
+def test_authors_keep_the_printed_order_across_raised_baselines_broken_names_and_affiliation_lines():
+    from rag.ingest.titles import Line, authors_after
+
+    def ln(text, size, y, x, parts=None):
+        return Line(text, size, y, y + size, x, parts or [text])
+
+    title = ln("A Perspective on Explanations of Molecular Prediction Models", 20.7, 121, 99)
+    row = [ln("Aditi Seshadri, and", 14.3, 209, 355, ["Aditi Seshadri,", "and"]), ln("Geemi P. Wellawatte,", 14.3, 211, 87),
+           ln("Heta A. Gandhi,", 14.3, 211, 236), ln("Andrew", 14.3, 214, 489), ln("D. White", 14.3, 241, 273),
+           ln("Abstract", 10.9, 404, 282), ln("Chemists can be skeptical " * 3, 10.9, 433, 118)]
+    assert authors_after([title, *row], 0) == ["Geemi P. Wellawatte", "Heta A. Gandhi", "Aditi Seshadri",
+                                               "Andrew D. White"]
+    acm = [ln("Paper Plain: Making Medical Research Papers Approachable", 12, 95, 73),
+           ln("TAL AUGUST, University of Washington, USA", 10.9, 139, 73),
+           ln("LUCY LU WANG, Allen Institute for Artificial Intelligence, USA", 10.9, 155, 73),
+           ln("When seeking information not covered in patient-friendly documents, like medical pamphlets", 8, 241, 73)]
+    assert authors_after(acm, 0) == ["Tal August", "Lucy Lu Wang"]

@@ -12,8 +12,8 @@ from rag.ingest import figures
 from rag.ingest.pipeline import _figure_ocr
 from rag.ingest.rasterchart import raster_chart_type
 from rag.ingest.refigure import page_rows
-from tests.conftest import corpus_or_skip
-from tests.unit.test_charts_drawn import COLOURS, _bars, _donut
+from conftest import corpus_or_skip
+from test_charts_drawn import COLOURS, _bars, _donut
 
 
 def _image_of(draw) -> bytes:

@@ -135,3 +135,13 @@ def test_the_store_check_sees_a_store_call(tmp_path, monkeypatch):
     (fake / "answer" / "x.py").write_text("def f(book, ids):\n    return book.match_facts('', chunk_ids=ids)\n")
     monkeypatch.setattr(sys.modules[__name__], "RAG", fake)
     assert _answer_layer_store_uses() == ["rag/answer/x.py:2 .match_facts()"]
+
+
+def test_no_test_imports_the_name_tests():
+    """streamlit-pdf-viewer's wheel installs a top-level `tests` package into site-packages, which shadows ours:
+    test helpers are imported as `conftest`, `make_pdfs` and by module name, never as `tests.…`."""
+    root = Path(__file__).resolve().parents[2]
+    bad = [f"{p.relative_to(root)}:{i}" for d in ("tests", "bench") for p in (root / d).rglob("*.py")
+           for i, line in enumerate(p.read_text().splitlines(), 1)
+           if line.lstrip().startswith(("from tests.", "import tests."))]
+    assert not bad, bad
