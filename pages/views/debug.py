@@ -12,7 +12,7 @@ import streamlit as st
 
 from pages import documents, get_store, settings, sidebar
 from rag.answer import explain
-from rag.answer.labels import document_label, source_label
+from rag.answer.labels import document_label, shorten, source_label
 from rag.answer.markup import chart_text, neutral
 from rag.records import DocumentMeta
 
@@ -25,28 +25,32 @@ def _corpus(docs: list[DocumentMeta]) -> None:
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "file": d.file_name} for d in docs]
     st.dataframe(rows, hide_index=True, width="stretch")
     # Plotly reads <a href>, <b> and <br> in its labels: a document's name is escaped for it
-    long = [{"document": chart_text(r["document"]), "count": r[k], "kind": k} for r in rows
+    long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows
             for k in ("chunks", "figures", "OCR pages")]
-    fig = px.bar(long, x="document", y="count", color="kind", barmode="group", height=360,
-                 title="Chunks, figures and OCR pages per document")
-    fig.update_layout(xaxis_tickangle=-35, margin=dict(l=10, r=10, t=40, b=10))
+    for r in long:  # a long name would squash the bars: the table above has it whole
+        r["document"] = chart_text(shorten(r["document"], 32))
+    # one row of bars a document, side by side, each kind in its own colour, the legend above the plot
+    fig = px.bar(long, y="document", x="count", color="kind", barmode="group", orientation="h",
+                 height=min(1400, 120 + 60 * len(rows)), title="Chunks, figures and OCR pages per document")
+    fig.update_layout(margin=dict(l=10, r=10, t=70, b=10), yaxis_title=None, yaxis_autorange="reversed",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, title=None))
     st.plotly_chart(fig, width="stretch", key="corpus_counts")
 
 
 def _question(r, docs: list[DocumentMeta]) -> None:
     st.subheader("Last question: " + neutral(r.question))  # an example question names the documents
-    c1, c2 = st.columns([2, 3])
+    c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Read as**")
         st.dataframe(explain.intent_rows(r.intent) or [{"detected": "nothing", "value": "plain search"}],
                      hide_index=True, width="stretch")
-        filters = explain.filter_rows(r, docs)
-        if filters:
+    filters = explain.filter_rows(r, docs)
+    if filters:
+        with c2:
             st.markdown("**Filters applied**")
             st.dataframe(filters, hide_index=True, width="stretch")
-    with c2:
-        st.markdown("**Pipeline: chunks, documents and pages at each stage**")
-        st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch")
+    st.markdown("**Pipeline: chunks, documents and pages at each stage**")  # the page's width: nothing cut off
+    st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch")
     _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
     chosen = {c.chunk_id for c in r.chunks}
@@ -118,15 +122,7 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
         st.metric("👍 / 👎", f"{fb['up']} / {fb['down']}", help=f"{fb['last_7_days']} in the last 7 days")
 
 
-def _eval_report() -> None:
-    st.subheader("Last evaluation against its baseline")
-    reports = sorted([*(ROOT / "bench" / "results").glob("eval_*.json"),
-                      *(ROOT / "bench" / "results").glob("answers_*.json")], key=lambda p: -p.stat().st_mtime)
-    if not reports:
-        st.caption("Run `python -m rag eval QUESTIONS.jsonl --baseline --json bench/results/eval_NAME.json`.")
-        return
-    pick = st.selectbox("Report", [p.name for p in reports], key="eval_pick")
-    rep = json.loads((ROOT / "bench" / "results" / pick).read_text())
+def _eval_chart(rep: dict, key: str, title: str) -> None:
     metrics, sys_v, base_v = explain.eval_series(rep)
     bars = [go.Bar(name="system", x=metrics, y=sys_v, text=sys_v, textposition="outside")]
     if any(b is not None for b in base_v):
@@ -135,10 +131,88 @@ def _eval_report() -> None:
     else:
         st.caption("This report was run without a baseline: add `--baseline` to draw it.")
     fig = go.Figure(bars)
-    fig.update_layout(barmode="group", height=360, yaxis_range=[0, 1.15], margin=dict(l=10, r=10, t=30, b=10),
-                      title=f"{Path(rep.get('questions_file', pick)).name} · {rep.get('system', {}).get('questions')} "
-                            "questions", showlegend=True)
-    st.plotly_chart(fig, width="stretch", key="eval")
+    fig.update_layout(barmode="group", height=360, yaxis_range=[0, 1.15], margin=dict(l=10, r=10, t=70, b=10),
+                      title=title, showlegend=True, legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    st.plotly_chart(fig, width="stretch", key=key)
+
+
+def _own_questions(docs: list[DocumentMeta]) -> None:
+    """`rag eval` on questions the user writes about the library: each with the document and page that answer
+    it; retrieval is measured against the plain cosine baseline, in the same run."""
+    st.subheader("Evaluate retrieval on your own questions")
+    st.caption("Write a question, pick the document that answers it and the page where the answer is. Each is "
+               "searched as on the Ask page and by the plain cosine baseline; doc@k, page@k and MRR compare them.")
+    labels = {document_label(d): Path(d.file_name).stem for d in docs}
+    rows = st.data_editor([{"question": "", "document": None, "page": None}], num_rows="dynamic",
+                          key="own_eval_rows", width="stretch", column_config={
+                              "question": st.column_config.TextColumn("question", width="large", max_chars=500),
+                              "document": st.column_config.SelectboxColumn("document", options=list(labels)),
+                              "page": st.column_config.NumberColumn("page", min_value=1, step=1, format="%d")})
+    ready = [r for r in rows if (r.get("question") or "").strip() and r.get("document") in labels and r.get("page")]
+    if ready and st.button(f"Evaluate {len(ready)} question(s)", key="own_eval_run"):
+        st.session_state["own_eval"] = _run_own_eval(ready, labels)
+    rep = st.session_state.get("own_eval")
+    if rep:
+        _eval_chart(rep, "own_eval", f"Your {rep['system'].get('questions')} question(s) on this library")
+
+
+def _run_own_eval(rows: list[dict], labels: dict[str, str]) -> dict:
+    import tempfile
+
+    from pages import get_embedder
+    from rag.eval import run_eval
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "questions.jsonl"
+        path.write_text("\n".join(json.dumps({
+            "id": f"q{i}", "question": r["question"].strip(), "kind": "fact", "docs": [labels[r["document"]]],
+            "pages": {labels[r["document"]]: [int(r["page"])]}}) for i, r in enumerate(rows, 1)))
+        with st.spinner("Searching each question, then the baseline…"):
+            return run_eval(get_store(), get_embedder(), path, k=5)
+
+
+def _eval_report() -> None:
+    """The project's own evaluation (its dev questions over the shared corpus), said plainly: it is not about the
+    user's library."""
+    st.subheader("The project's own evaluation (not your library)")
+    reports = sorted([*(ROOT / "bench" / "results").glob("eval_*.json"),
+                      *(ROOT / "bench" / "results").glob("answers_*.json")],
+                     key=lambda p: (p.name != "eval_dev.json", p.name))
+    if not reports:
+        st.caption("Run `python -m rag eval QUESTIONS.jsonl --baseline --json bench/results/eval_NAME.json`.")
+        return
+    st.caption("Reports the developers ran on the project's labelled questions (bench/results/), kept with the "
+               "code. They describe the system on the shared corpus, not on the documents in this library.")
+    pick = st.selectbox("Report", [p.name for p in reports], key="eval_pick")
+    rep = json.loads((ROOT / "bench" / "results" / pick).read_text())
+    _eval_chart(rep, "eval", f"{Path(rep.get('questions_file', pick)).name} · "
+                             f"{rep.get('system', {}).get('questions')} questions")
+
+
+def _last_of_conversation(store, docs: list[DocumentMeta]):
+    """After a reload the session holds no retrieval: the last question of the conversation (the one open on the
+    Ask page, else the latest) is searched again, once, as the Ask page searched it."""
+    cid = st.session_state.get("conversation_id")
+    if cid is None:
+        latest = store.list_conversations(1)
+        cid = latest[0].conversation_id if latest else None
+    got = store.conversation(cid) if cid is not None else None
+    if not got or not got[1]:
+        return None
+    title, turns = got
+    key = (cid, turns[-1].question)
+    cached = st.session_state.get("debug_retrieval")
+    if not cached or cached[0] != key:
+        from pages import get_embedder
+        from rag.retrieve.pipeline import retrieve
+
+        with st.spinner("Searching the conversation's last question again…"):
+            r = retrieve(store, get_embedder(), turns[-1].question, settings().retrieval, documents=docs,
+                         history=[t.question for t in turns[:-1]])
+        st.session_state["debug_retrieval"] = cached = (key, r)
+    st.caption(f"The last question of the conversation “{neutral(shorten(title, 60))}”, searched again after a "
+               "reload.")
+    return cached[1]
 
 
 def page() -> None:
@@ -150,12 +224,13 @@ def page() -> None:
         st.info("The library is empty.")
         return
     _corpus(docs)
-    r = st.session_state.get("last_retrieval")
+    r = st.session_state.get("last_retrieval") or _last_of_conversation(store, docs)
     if r is not None:
         _question(r, docs)
     else:
         st.caption("Ask a question on the Ask page to see why its chunks were chosen.")
     _bias_and_feedback(store, docs)
+    _own_questions(docs)
     _eval_report()
 
 

@@ -7,10 +7,11 @@ import streamlit as st
 
 from pages import get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import explain
-from rag.assistant import answer
+from rag.assistant import MAX_QUESTION, answer, check_question
 from rag.answer.labels import source_label
 from rag.answer.markup import answer_markdown, neutral
 from rag.answer.suggest import example_questions
+from rag.errors import RagError
 from rag.retrieve.stages import Candidates, ScopeAndFilters
 from rag.retrieve.trace import StageTrace
 
@@ -103,21 +104,28 @@ def _citations(a, r, docs) -> None:
 STEP_VIEWS = [_understanding, _candidates, _filters, _rerank, _diversity, _evidence, _answer, _citations]
 
 
-def page() -> None:
-    sidebar()
-    st.title("RAG demo")
-    docs = library_or_stop()
-    examples = example_questions(docs)
-    q = st.selectbox("Example question (built from the library)", examples, key="demo_pick") if examples else None
-    q = st.text_input("…or your own", value=q or "", key="demo_q")
-    if st.button("Run", type="primary") and q:
-        a = answer(get_store(), get_embedder(), q, settings(), use_llm=False, documents=docs)
-        st.session_state["demo"] = (q, a)
-        st.session_state["demo_step"] = 0
-    if "demo" not in st.session_state:
-        return
+def _picked() -> None:
+    """An example picked: it becomes the question that runs (the text box below shows it, and can edit it)."""
+    st.session_state["demo_q"] = st.session_state.get("demo_pick") or ""
+
+
+def _typed() -> None:
+    """A question typed: the dropdown no longer names an example that would not run."""
+    if st.session_state.get("demo_q") != st.session_state.get("demo_pick"):
+        st.session_state["demo_pick"] = None
+
+
+def _go_to(step: int) -> None:
+    st.session_state["demo_step"] = step
+
+
+@st.fragment
+def _walkthrough(docs) -> None:
+    """The steps of the question that ran, one more at each click: only this part redraws, from the one run kept
+    in the session (nothing is searched or answered again)."""
     q, a = st.session_state["demo"]
     r = a.retrieval
+    st.markdown("**Question:** " + neutral(q))
     if r is None:
         st.warning(answer_markdown(a))
         return
@@ -128,12 +136,32 @@ def page() -> None:
             st.markdown(f"**{k + 1}. {STEPS[k]}**")
             STEP_VIEWS[k](a, r, docs)
     c1, c2 = st.columns(2)
-    if step + 1 < len(STEPS) and c1.button("Next step →", key="demo_next"):
-        st.session_state["demo_step"] = step + 1
-        st.rerun()
-    if step > 0 and c2.button("Start over", key="demo_reset"):
-        st.session_state["demo_step"] = 0
-        st.rerun()
+    if step + 1 < len(STEPS):  # the step changes before the fragment redraws: one run a click
+        c1.button("Next step →", key="demo_next", on_click=_go_to, args=(step + 1,))
+    if step > 0:
+        c2.button("Start over", key="demo_reset", on_click=_go_to, args=(0,))
+
+
+def page() -> None:
+    sidebar()
+    st.title("RAG demo")
+    docs = library_or_stop()
+    examples = example_questions(docs)
+    if examples:
+        st.selectbox("Example question (built from the library)", examples, index=None, key="demo_pick",
+                     placeholder="Pick an example, or type your own below", on_change=_picked)
+    q = st.text_input("Question that runs", key="demo_q", on_change=_typed, max_chars=MAX_QUESTION)
+    if st.button("Run", type="primary"):
+        try:
+            q = check_question(q)
+        except RagError as exc:
+            st.warning(f"Not run: {exc}.")
+        else:
+            a = answer(get_store(), get_embedder(), q, settings(), use_llm=False, documents=docs)
+            st.session_state["demo"] = (q, a)
+            st.session_state["demo_step"] = 0
+    if "demo" in st.session_state:
+        _walkthrough(docs)
 
 
 page()

@@ -83,13 +83,30 @@ def test_debug_page_appears_in_developer_mode(app):
     # documents by their readable names, the file only as a detail
     corpus = next(f for f in frames if "OCR pages" in f.columns)
     assert "Acme Widgets 10-K FY2022" in set(corpus["document"]) and "file" in corpus.columns
+    # the project's own report is said to be the project's; the user's own questions have their table
+    assert "The project's own evaluation (not your library)" in heads
+    assert "Evaluate retrieval on your own questions" in heads
+    # a reload (a new session): the conversation's last question is searched again, not lost
+    again = AppTest.from_file(APP, default_timeout=180)
+    again.session_state["keep_developer_mode"] = True
+    again.run()
+    again.switch_page("pages/views/debug.py").run()
+    assert not again.exception
+    assert "Last question: How did Acme Widgets' net sales develop in 2022?" in [h.value for h in again.subheader]
+    assert any("searched again after a reload" in c.value for c in again.caption)
 
 
 def test_demo_walks_through_the_pipeline(app):
     app.switch_page("pages/views/demo.py").run()
-    assert app.selectbox[0].options  # example questions built from the library
-    app.text_input[0].set_value("What were Acme Widgets' purchases of property, plant and equipment in 2022?")
-    app.button[0].click().run()
+    examples = app.selectbox[0].options  # example questions built from the library
+    assert examples and app.selectbox[0].value is None
+    app.selectbox[0].select(examples[0]).run()
+    assert app.text_input[0].value == examples[0]  # a picked example is the question that runs
+    typed = "What were Acme Widgets' purchases of property, plant and equipment in 2022?"
+    app.text_input[0].set_value(typed).run()
+    assert app.selectbox[0].value is None  # typed: the dropdown names no example that would not run
+    next(b for b in app.button if b.label == "Run").click().run()
+    assert any(m.value == f"**Question:** {typed}" for m in app.markdown)
     for _ in range(7):
         next_button = [b for b in app.button if b.label == "Next step →"]
         next_button[0].click().run()
