@@ -103,7 +103,9 @@ def main() -> int:
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
             page = b.new_page()
             time.sleep(25)
-            page.goto(f"http://127.0.0.1:{a.port}/library")
+            page.goto(f"http://127.0.0.1:{a.port}/")
+            page.get_by_role("link", name="Library").click(timeout=60_000)
+            page.get_by_text("Upload PDFs").first.wait_for(timeout=60_000)
             time.sleep(30)  # the page drawn, the worker's model loaded
             end = time.time() + a.minutes * 60
             samples.append(_sample(app, data_dir, log))

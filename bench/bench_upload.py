@@ -39,7 +39,8 @@ def _once(code: Path, port: int) -> float:
             page = b.new_page()
             for _ in range(120):
                 try:
-                    page.goto(f"http://127.0.0.1:{port}/library")
+                    page.goto(f"http://127.0.0.1:{port}/")
+                    page.get_by_role("link", name="Library").click(timeout=5000)
                     page.get_by_text("Upload PDFs").first.wait_for(timeout=5000)
                     break
                 except Exception:
@@ -49,7 +50,11 @@ def _once(code: Path, port: int) -> float:
             button = page.get_by_role("button", name=f"Ingest {len(FILES)} file(s)")
             button.wait_for()
             t0 = time.perf_counter()
-            button.click()
+            try:
+                button.click(timeout=60_000)
+            except Exception:
+                page.screenshot(path="/tmp/upload_fail.png", full_page=True)
+                raise
             for f in FILES:
                 page.get_by_text(f"{f}: queued").wait_for(timeout=120_000)
             took = time.perf_counter() - t0
