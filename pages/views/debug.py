@@ -50,7 +50,13 @@ def _question(r, docs: list[DocumentMeta]) -> None:
             st.markdown("**Filters applied**")
             st.dataframe(filters, hide_index=True, width="stretch")
     st.markdown("**Pipeline: chunks, documents and pages at each stage**")  # the page's width: nothing cut off
-    st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch")
+    st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch", column_config={
+        "stage": st.column_config.TextColumn(width="small"),
+        "chunks in": st.column_config.NumberColumn("in", width="small"),
+        "chunks out": st.column_config.NumberColumn("out", width="small"),
+        "before": st.column_config.TextColumn(width="medium"), "after": st.column_config.TextColumn(width="medium"),
+        "what it did": st.column_config.TextColumn(width="large"),
+        "ms": st.column_config.NumberColumn(width="small", format="%.0f")})
     _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
     chosen = {c.chunk_id for c in r.chunks}
