@@ -20,6 +20,19 @@ def load_questions(path: Path) -> list[dict]:
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
 
 
+def questions_of_rows(rows: list[dict], stems: dict[str, str]) -> list[dict]:
+    """Questions a user wrote (Debug's table: question, document, page) in the labelled format `run_eval` reads;
+    `stems` maps a document's label to its file name without ".pdf". Rows without all three are left out."""
+    out = []
+    for r in rows:
+        q, doc, page = (r.get("question") or "").strip(), r.get("document"), r.get("page")
+        if q and doc in stems and page:
+            stem = stems[doc]
+            out.append({"id": f"own-{len(out) + 1}", "question": q, "kind": "fact", "docs": [stem],
+                        "pages": {stem: [int(page)]}})
+    return out
+
+
 def resolve_documents(store, questions: list[dict], questions_path: Path) -> dict[str, int]:
     """Gold document name → document id: by file name, else by content hash of the named corpus file
     (a byte-identical copy is stored once under its first name)."""

@@ -14,6 +14,7 @@ from pages import documents, get_store, settings, sidebar
 from rag.answer import explain
 from rag.answer.labels import document_label, shorten, source_label
 from rag.answer.markup import chart_text, neutral
+from rag.eval import questions_of_rows
 from rag.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,15 +155,15 @@ def _own_questions(docs: list[DocumentMeta]) -> None:
                               "question": st.column_config.TextColumn("question", width="large", max_chars=500),
                               "document": st.column_config.SelectboxColumn("document", options=list(labels)),
                               "page": st.column_config.NumberColumn("page", min_value=1, step=1, format="%d")})
-    ready = [r for r in rows if (r.get("question") or "").strip() and r.get("document") in labels and r.get("page")]
+    ready = questions_of_rows(rows, labels)
     if ready and st.button(f"Evaluate {len(ready)} question(s)", key="own_eval_run"):
-        st.session_state["own_eval"] = _run_own_eval(ready, labels)
+        st.session_state["own_eval"] = _run_own_eval(ready)
     rep = st.session_state.get("own_eval")
     if rep:
         _eval_chart(rep, "own_eval", f"Your {rep['system'].get('questions')} question(s) on this library")
 
 
-def _run_own_eval(rows: list[dict], labels: dict[str, str]) -> dict:
+def _run_own_eval(questions: list[dict]) -> dict:
     import tempfile
 
     from pages import get_embedder
@@ -170,9 +171,7 @@ def _run_own_eval(rows: list[dict], labels: dict[str, str]) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "questions.jsonl"
-        path.write_text("\n".join(json.dumps({
-            "id": f"q{i}", "question": r["question"].strip(), "kind": "fact", "docs": [labels[r["document"]]],
-            "pages": {labels[r["document"]]: [int(r["page"])]}}) for i, r in enumerate(rows, 1)))
+        path.write_text("\n".join(json.dumps(q) for q in questions))
         with st.spinner("Searching each question, then the baseline…"):
             return run_eval(get_store(), get_embedder(), path, k=5)
 

@@ -178,11 +178,21 @@ def test_jobs_belong_to_their_workspace(qstore, qsettings, pdfs):
 def test_library_status_lines_follow_their_job_and_go_with_a_deleted_document(empty, qsettings, pdfs, monkeypatch):
     """The Library page (AppTest): a queued file's line follows its job to the end, the jobs table names the
     document and how long the job took, and a deleted document's line and picker entries go with it."""
+    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     from rag import jobs
 
     monkeypatch.setenv("RAG_DATA_DIR", str(qsettings.db.data_dir))
+    st.cache_resource.clear()  # the app's store is cached per process: an earlier AppTest's is another database
+    try:
+        _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs)
+    finally:
+        st.cache_resource.clear()  # later AppTests open their own store again
+        st.cache_data.clear()
+
+
+def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=180)
     at.run()
     out = jobs.enqueue(empty, pdfs["paper"].read_bytes(), "paper.pdf", qsettings)

@@ -148,6 +148,17 @@ def test_eval_reports_system_and_baseline(filings, embedder, tmp_path):
     assert rep["system"]["doc@k"] == 1.0 and rep["system"]["refusal_unanswerable"] == 1.0
     assert rep["baseline"]["refusal_unanswerable"] == 0.0
     assert rep["plot"]["metrics"][0] == "doc@k" and len(rep["plot"]["system"]) == len(rep["plot"]["baseline"])
+    # the Debug page's own questions (issue 36): rows a user wrote, by the document's label, run the same way
+    from rag.eval import questions_of_rows
+
+    own = questions_of_rows([{"question": "Acme Widgets purchases of property, plant and equipment 2021",
+                              "document": "Acme 10-K FY2021", "page": 4},
+                             {"question": "  ", "document": "Acme 10-K FY2021", "page": 4},
+                             {"question": "no page", "document": "Acme 10-K FY2021", "page": None}],
+                            {"Acme 10-K FY2021": "acme_old"})
+    assert len(own) == 1 and own[0]["pages"] == {"acme_old": [4]}
+    qf.write_text(json.dumps(own[0]))
+    assert run_eval(filings, embedder, qf, k=5)["system"]["page@k"] == 1.0
 
 
 def test_named_statement_is_found_and_preferred(filings, embedder):
