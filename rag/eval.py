@@ -23,7 +23,7 @@ def load_questions(path: Path) -> list[dict]:
 def questions_of_rows(rows: list[dict], stems: dict[str, str]) -> list[dict]:
     """Questions a user wrote (Debug's table: question, document, page) in the labelled format `run_eval` reads;
     `stems` maps a document's label to its file name without ".pdf". Rows without all three are left out."""
-    out = []
+    out: list[dict] = []
     for r in rows:
         q, doc, page = (r.get("question") or "").strip(), r.get("document"), r.get("page")
         if q and doc in stems and page:
