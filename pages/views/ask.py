@@ -98,9 +98,6 @@ def _viewer(pdf: bytes, page: int, boxes: list[tuple], key: str) -> bool:
     except ImportError:
         st.caption("The document viewer (streamlit-pdf-viewer) is not installed: see the page image.")
         return False
-    if len(pdf) > VIEWER_MAX_MB * 2**20:
-        st.caption(f"This document is over {VIEWER_MAX_MB} MB: see the page image.")
-        return False
     marks = [{"page": page, "x": x0 - 2, "y": y0 - 1, "width": x1 - x0 + 4, "height": y1 - y0 + 2,
               "color": "#ee7300"} for x0, y0, x1, y1 in boxes]
     pdf_viewer(pdf, height=720, annotations=marks, scroll_to_annotation=1 if marks else None,
@@ -112,11 +109,20 @@ def _viewer(pdf: bytes, page: int, boxes: list[tuple], key: str) -> bool:
 def _open_page(e) -> None:
     """The cited document, opened at the cited page with the quote highlighted; the page rendered as an image is
     the fallback, in its own tab."""
-    got = _marked(e.document_id, tuple(e.pages), e.quote)
-    if got is None:
+    original = _pdf(e.document_id)
+    if original is None:
         st.error("The original PDF of this document is not in the library, so its page cannot be shown.")
         return
-    pdf, page, boxes, found = got
+    shot = _page(e.document_id, tuple(e.pages), e.quote)
+    if len(original) > VIEWER_MAX_MB * 2**20 or shot is None:  # never copied whole: its cited page only
+        st.markdown(f"**{neutral(e.document)}**, page {shot[1] if shot else e.pages[0]}")
+        st.caption(f"This document is over {VIEWER_MAX_MB} MB: its cited page is shown as an image."
+                   if shot else "The PDF cannot be opened, so its page cannot be shown.")
+        if shot:
+            st.image(shot[0], width="stretch")
+        return
+    got = _marked(e.document_id, tuple(e.pages), e.quote)
+    pdf, page, boxes, found = got if got else (original, shot[1], [], False)
     st.markdown(f"**{neutral(e.document)}**, page {page}")
     if not found:
         st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
@@ -124,9 +130,7 @@ def _open_page(e) -> None:
     with document:
         _viewer(pdf, page, boxes if found else [], key=f"viewer-{e.document_id}-{page}")
     with image:
-        shot = _page(e.document_id, tuple(e.pages), e.quote)
-        if shot:
-            st.image(shot[0], width="stretch")
+        st.image(shot[0], width="stretch")
 
 
 @st.dialog("Cited table", width="large")
