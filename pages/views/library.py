@@ -118,18 +118,18 @@ STAGES = {"pages": "reading text", "figures": "figures", "embedding": "embedding
           "retrying": "worker lost, queued again", "done": "done"}
 
 
-def _jobs(rows: list[dict]) -> None:
+def _jobs(rows: list[dict], names: dict[int, str]) -> None:
     """Queued, running and finished ingestion jobs of this workspace. While a job is queued or running the table
     redraws itself every two seconds without holding the page; once none is, it is drawn once and the page polls
     nothing (an idle page costs the server no CPU)."""
     if any(r["status"] in ("queued", "running") for r in rows):
-        _jobs_live()
+        _jobs_live(names)
     else:
-        _jobs_table(rows)
+        _jobs_table(rows, names)
 
 
 @st.fragment(run_every=2.0)
-def _jobs_live() -> None:
+def _jobs_live(names: dict[int, str]) -> None:
     """The jobs table while some are active; when a job finishes, the whole page redraws so the documents table
     shows its document (and, once none is active, this stops polling)."""
     rows = jobs.list_jobs(get_store(), 50)
@@ -138,7 +138,7 @@ def _jobs_live() -> None:
     st.session_state["job_status"] = status
     if any(before.get(i) in ("queued", "running") and s not in ("queued", "running") for i, s in status.items()):
         st.rerun()
-    _jobs_table(rows)
+    _jobs_table(rows, names)
 
 
 def _when(t) -> datetime:
@@ -155,11 +155,11 @@ def _took(r: dict) -> str:
     return f"{secs // 60} min {secs % 60:02d} s" if secs >= 60 else f"{secs} s"
 
 
-def _jobs_table(rows: list[dict]) -> None:
+def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
+    """names: the documents' labels, read once by the page (a job that ends redraws the whole page)."""
     if not rows:
         return
     store = get_store()
-    names = {d.document_id: document_label(d) for d in documents()}
     by = {k: sum(r["status"] == k for r in rows) for k in ("queued", "running", "done", "failed")}
     st.subheader("Ingestion jobs")
     st.caption(" · ".join(f"{n} {k}" for k, n in by.items() if n))
@@ -267,8 +267,8 @@ def page() -> None:
     rows = jobs.list_jobs(get_store(), 50)
     st.session_state["job_status"] = {r["id"]: r["status"] for r in rows}  # read first: the status lines follow it
     _upload()
-    _jobs(rows)
     docs = documents()
+    _jobs(rows, {d.document_id: document_label(d) for d in docs})
     st.subheader(f"{len(docs)} document(s)")
     if not docs:
         st.info("No documents yet: upload PDFs above, or run `python -m rag ingest FOLDER`.")

@@ -38,7 +38,7 @@ def document_label(d: Any) -> str:
     year, period = d.fiscal_year, d.fiscal_period
     if kind == "research paper":
         title = (d.title or d.file_name or "").strip()
-        title = title if len(title) <= 70 else title[:67].rstrip() + "…"
+        title = shorten(title, 70)
         return f"{title} ({year})" if year else title
     who = short_company(d.company) or (d.title or d.file_name or "document")
     what = {"10-K": "10-K", "10-Q": "10-Q", "8-K": "8-K", "earnings release": "earnings release",
