@@ -132,8 +132,9 @@ def _wait_idle(page, timeout: float = 180) -> None:
     raise AssertionError("the app kept running")
 
 
-def _cited_document(page, shot: bool = True) -> None:
-    """The cited document in the pdf.js viewer (its pages drawn, the quote outlined), then the page-image tab."""
+def _cited_document(page, shot: bool = True, click_first_page: bool = False) -> None:
+    """The cited document in the pdf.js viewer (its pages drawn, the quote outlined), then the page-image tab.
+    `click_first_page`: a click where the first page's links are, as a reader might."""
     dialog = page.locator('[role="dialog"]')
     dialog.get_by_role("tab", name="Document").wait_for()
     assert dialog.get_by_text("Acme Widgets 10-K FY2022").count() >= 1
@@ -143,6 +144,12 @@ def _cited_document(page, shot: bool = True) -> None:
     page.wait_for_timeout(1500)  # the pages drawn and scrolled to the quote
     if shot:
         _shot(page, "3b_cited_document")
+    if click_first_page:
+        first = viewer.locator("canvas").first
+        first.scroll_into_view_if_needed()
+        first.click(position={"x": 100, "y": 60}, force=True)  # on the text layer over it, as a reader clicks
+        first.click(position={"x": 100, "y": 140}, force=True)
+        page.wait_for_timeout(1000)
     dialog.get_by_role("tab", name="Page image").click()
     dialog.locator("img").first.wait_for()
     if shot:
@@ -152,9 +159,15 @@ def _cited_document(page, shot: bool = True) -> None:
 
 
 def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, tmp_path):
-    shutil.copy(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
+    import make_pdfs
+
+    # the report carries scripts where it is shown (on opening, in links, attached): the viewer runs none
+    make_pdfs.with_scripts(pdfs["10k_2022"], tmp_path / "acme_10k_2022.pdf")
     shutil.copy(pdfs["encrypted"], tmp_path / "board_memo.pdf")
     page = _open(browser, app, 180_000)
+    ran: list[str] = []
+    page.on("dialog", lambda d: (ran.append(f"dialog {d.message}"), d.dismiss()))
+    page.context.on("page", lambda p: ran.append(f"window {p.url}"))
     page.get_by_role("link", name="Library").click()
     page.get_by_text("Upload PDFs").first.wait_for()
     _wait_idle(page)
@@ -202,7 +215,8 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     assert box is not None and 60 <= box["y"] <= 800, box  # scrolled to that citation, clear of the header
     _shot(page, "3_citation")
     msg.get_by_role("button", name="Open page").first.click()
-    _cited_document(page)
+    _cited_document(page, click_first_page=True)
+    assert not ran, ran  # no alert, no new window: the PDF's scripts and links did nothing
     # each [n] marker has its chip under the paragraph: it opens the same viewer
     msg.locator('[data-testid="stButtonGroup"] button').first.click()
     _cited_document(page, shot=False)

@@ -3,6 +3,8 @@ the end of a line, table rows written as 'label | 2022 | 2021', a second page of
 holds every word found. Real PDFs built with pymupdf; the 10-K fixture's balance sheet has two rows that start
 with 'Total', so a quote from one must not be placed on the other."""
 
+from pathlib import Path
+
 import pymupdf
 
 from rag.crops import locate, page_png, quote_tokens, region_png
@@ -94,3 +96,24 @@ def test_the_page_view_renders_the_whole_page_with_the_quote_marked():
     b = loc.boxes[0]
     x, y = int((b.x0 + b.x1) / 2), int(b.y0 + 1)
     assert marked.pixel(x, y) != plain.pixel(x, y)  # the highlight is drawn over the quote
+
+
+def test_the_viewer_bundles_a_pdfjs_that_runs_no_document_code():
+    """The cited-document viewer (streamlit-pdf-viewer) draws pages with the pdf.js it bundles, offline: its
+    canvas and text layer only, no annotation layer (no clickable links) and no scripting. pdf.js before 4.2.67
+    ran code a crafted font could carry (CVE-2024-4367); the bundled one must be later. The browser test opens a
+    PDF with scripts in the viewer and sees none run."""
+    import json
+    import re
+    from importlib.util import find_spec
+
+    spec = find_spec("streamlit_pdf_viewer")
+    assert spec and spec.origin, "streamlit-pdf-viewer is in requirements.txt"
+    dist = Path(spec.origin).parent / "frontend" / "dist" / "js"
+    vendors = "".join(p.read_text(errors="ignore") for p in dist.glob("chunk-vendors.*.js.map"))
+    version = re.search(r'pdfjsVersion = \\"([0-9.]+)\\"', vendors)
+    assert version, "the bundled pdf.js names its version"
+    assert tuple(int(x) for x in version.group(1).split(".")) >= (4, 2, 67), version.group(1)
+    maps = [json.loads(p.read_text()) for p in dist.glob("app.*.js.map")]
+    app = "".join(c or "" for m in maps for s, c in zip(m["sources"], m["sourcesContent"]) if "node_modules" not in s)
+    assert "getDocument" in app and "AnnotationLayer" not in app and "enableScripting" not in app
