@@ -6,6 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh requirements.txt
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then  # a private runtime folder, as a login session has: no warning at each start
+    export XDG_RUNTIME_DIR="${TMPDIR:-/tmp}/rag-runtime-$(id -u)"
+    mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+fi
 if [ "${RAG_WORKER:-1}" != 0 ]; then
     # the worker stops when the app (this shell, replaced by streamlit below: same PID) stops
     .venv/bin/python -m rag worker --exit-with $$ &

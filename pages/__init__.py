@@ -66,8 +66,9 @@ def _kept(key: str, default):
 def sidebar() -> None:
     """Developer switch and retrieval knobs, on every page (their values survive page switches)."""
     with st.sidebar:
-        st.toggle("Developer mode (Debug page)", value=_kept("developer_mode", False), key="developer_mode",
+        st.toggle("Developer mode (Debug page)", value=developer_mode(), key="developer_mode",
                   on_change=_persist, args=("developer_mode",))
+        _dev_in_url()
         with st.expander("Retrieval settings"):
             d = RetrievalSettings()
             knobs = {}
@@ -89,7 +90,20 @@ def sidebar() -> None:
 
 
 def developer_mode() -> bool:
+    """On when the sidebar switch is on. It is also in the URL (?dev=1), so a reload of the Debug page (a new
+    session, whose state starts empty) finds the page and the switch still on."""
+    if "keep_developer_mode" not in st.session_state and st.query_params.get("dev") == "1":
+        st.session_state["keep_developer_mode"] = True
     return bool(_kept("developer_mode", False))
+
+
+def _dev_in_url() -> None:
+    """The URL says whether developer mode is on (a page switch clears the URL's parameters: set again each run)."""
+    if developer_mode():
+        if st.query_params.get("dev") != "1":
+            st.query_params["dev"] = "1"
+    elif "dev" in st.query_params:
+        del st.query_params["dev"]
 
 
 def confidence_badge(confidence: str) -> None:

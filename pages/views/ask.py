@@ -128,6 +128,9 @@ def _open_page(e) -> None:
         st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
     document, image = st.tabs(["Document", "Page image"])
     with document:
+        # the viewer draws every page before it scrolls (streamlit-pdf-viewer): a long report shows its cover first
+        st.caption(f"The whole document is drawn first, then it opens at page {page}: a long report takes a few "
+                   "seconds. The cited page is under 'Page image' at once.")
         _viewer(pdf, page, boxes if found else [], key=f"viewer-{e.document_id}-{page}")
     with image:
         st.image(shot[0], width="stretch")
@@ -301,10 +304,12 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             if key not in cache:
                 cache.clear()
                 cache[key] = conversation_markdown(title, answers, get_store().figure_image)
-            st.download_button("Export conversation (Markdown)", cache[key], file_name=export_name(title, "md"),
-                               mime="text/markdown", width="stretch")
+            st.download_button("Export conversation (Markdown)", cache[key],
+                               file_name=export_name(title, "md", what="conversation"), mime="text/markdown",
+                               width="stretch")
             st.download_button("Export conversation (JSON)", conversation_json(cid, title, answers),
-                               file_name=export_name(title, "json"), mime="application/json", width="stretch")
+                               file_name=export_name(title, "json", what="conversation"), mime="application/json",
+                               width="stretch")
             if cid is not None:
                 with st.popover("Delete this conversation", width="stretch"):
                     st.write("Delete it for everyone in this workspace? This cannot be undone.")

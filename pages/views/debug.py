@@ -51,13 +51,11 @@ def _question(r, docs: list[DocumentMeta]) -> None:
             st.markdown("**Filters applied**")
             st.dataframe(filters, hide_index=True, width="stretch")
     st.markdown("**Pipeline: chunks, documents and pages at each stage**")  # the page's width: nothing cut off
-    st.dataframe(explain.stage_rows(r), hide_index=True, width="stretch", column_config={
-        "stage": st.column_config.TextColumn(width="small"),
-        "chunks in": st.column_config.NumberColumn("in", width="small"),
-        "chunks out": st.column_config.NumberColumn("out", width="small"),
-        "before": st.column_config.TextColumn(width="medium"), "after": st.column_config.TextColumn(width="medium"),
-        "what it did": st.column_config.TextColumn(width="large"),
-        "ms": st.column_config.NumberColumn(width="small", format="%.0f")})
+    # a static table: every row shown and every cell wrapped to the page's width (a data grid cut the last column
+    # and the stage names off); a stage that has no count says nothing rather than "None"
+    rows = [{k: ("" if v is None else f"{v:.0f}" if k == "ms" else v) for k, v in row.items()}
+            for row in explain.stage_rows(r)]
+    st.table(rows)
     _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
     chosen = {c.chunk_id for c in r.chunks}
@@ -160,7 +158,27 @@ def _own_questions(docs: list[DocumentMeta]) -> None:
         st.session_state["own_eval"] = _run_own_eval(ready)
     rep = st.session_state.get("own_eval")
     if rep:
-        _eval_chart(rep, "own_eval", f"Your {rep['system'].get('questions')} question(s) on this library")
+        _eval_chart(rep, "own_eval_chart", f"Your {rep['system'].get('questions')} question(s) on this library")
+        _own_results(rep, {Path(d.file_name).name: document_label(d) for d in docs})
+
+
+def _own_results(rep: dict, names: dict[str, str]) -> None:
+    """Question by question: whether the document and the page were among the first five passages, for the system
+    and the baseline, and where the system's first passage came from."""
+    st.caption("doc@k / page@k: the share of questions whose document / page is among the first k passages; MRR: "
+               "the mean of 1 / the rank of the first right passage; refusal_answerable: the share of these "
+               "answerable questions the system refused (0 is right).")
+    base = {q["id"]: q for q in rep.get("baseline_per_question") or []}
+    rows = []
+    for q in rep.get("per_question") or []:
+        b = base.get(q["id"], {})
+        top = (q.get("top") or [[None, None]])[0]
+        rows.append({"question": (rep.get("own_questions") or {}).get(q["id"], q["id"]), "document found": "✓" if q.get("doc_hit") else "✗",
+                     "page found": "✓" if q.get("page_hit") else "✗",
+                     "rank of the first right passage": round(1 / q["rr"]) if q.get("rr") else None,
+                     "baseline: page found": "✓" if b.get("page_hit") else "✗" if b else "",
+                     "first passage": f"{names.get(top[0], top[0] or '')}, p. {top[1]}" if top[0] else ""})
+    st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def _run_own_eval(questions: list[dict]) -> dict:
@@ -173,7 +191,9 @@ def _run_own_eval(questions: list[dict]) -> dict:
         path = Path(tmp) / "questions.jsonl"
         path.write_text("\n".join(json.dumps(q) for q in questions))
         with st.spinner("Searching each question, then the baseline…"):
-            return run_eval(get_store(), get_embedder(), path, k=5)
+            rep = run_eval(get_store(), get_embedder(), path, k=5)
+    rep["own_questions"] = {q["id"]: q["question"] for q in questions}  # the table below names them
+    return rep
 
 
 def _eval_report() -> None:

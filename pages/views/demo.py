@@ -145,6 +145,9 @@ def _walkthrough(docs) -> None:
 def page() -> None:
     sidebar()
     st.title("RAG demo")
+    st.caption("What happens to one question, a step at a time: how it is read, which passages are found, filtered "
+               "and kept, and how the answer and its citations are built from them. Pick an example or type a "
+               "question, run it, then click through the steps.")
     docs = library_or_stop()
     examples = example_questions(docs)
     if examples:
@@ -156,6 +159,7 @@ def page() -> None:
             q = check_question(q)
         except RagError as exc:
             st.warning(f"Not run: {exc}.")
+            st.session_state.pop("demo", None)  # no steps of an earlier question under it
         else:
             a = answer(get_store(), get_embedder(), q, settings(), use_llm=False, documents=docs)
             st.session_state["demo"] = (q, a)

@@ -60,6 +60,8 @@ def _result_line(name: str, r: dict) -> tuple[str, str]:
         return "success", f"{name}: ingested (job {r['queued']}); it is in the documents below"
     if r.get("queued") and now == "failed":
         return "error", f"{name}: could not be read (job {r['queued']}); the jobs table below says why"
+    if r.get("queued") and now == "running":
+        return "info", f"{name}: being read (job {r['queued']}); its progress is in the jobs table below"
     if r.get("duplicate") == "job":
         return "info", f"{name}: queued already (job {r.get('queued')}, {now or r.get('status')})"
     if r.get("queued"):
@@ -81,7 +83,7 @@ def _results(locked: set[str]) -> None:
         getattr(st, kind)(line)
 
 
-def _password_forms(locked: set[str], files) -> None:
+def _password_forms(locked: set[str], files: dict[str, bytes]) -> None:
     """An encrypted file asks for its password; a wrong one says so, and a right one clears the question."""
     results = st.session_state.get("ingest_results", {})
     for name in sorted(locked):
@@ -92,26 +94,37 @@ def _password_forms(locked: set[str], files) -> None:
                           ". Enter it to add the document."))
             pw = st.text_input("Password", type="password", key=f"pwd-{name}")
             if st.form_submit_button("Open with this password"):
-                data = next((f.getvalue() for f in files or [] if f.name == name), None)
+                data = files.get(name)
                 if data is None:
                     st.error("Upload the file again, then enter its password.")
                 else:
                     _ingest(name, data, pw)
+                    if not _locked(results[name]):
+                        files.pop(name, None)
                     st.rerun()  # redraw from the new result: no stale question above it
 
 
 def _upload() -> None:
     """Upload, per-file progress, password prompts and one-line results."""
-    files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key="uploads")
+    n = st.session_state.setdefault("upload_round", 0)
+    files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=f"uploads-{n}")
     if files and st.button(f"Ingest {len(files)} file(s)", type="primary"):
         st.session_state["ingest_results"] = {}
+        st.session_state["locked_files"] = {}
         for f in files:
             _queue(f.name, f.getvalue())
+            if _locked(st.session_state["ingest_results"][f.name]):  # kept until its password is entered
+                st.session_state["locked_files"][f.name] = f.getvalue()
+        st.session_state["upload_round"] = n + 1  # a new, empty uploader: a second click cannot queue them again
         st.rerun()
     results = st.session_state.get("ingest_results", {})
-    locked = {n for n, r in results.items() if r.get("error") and "password" in r["error"].lower()}
-    _password_forms(locked, files)
+    locked = {n for n, r in results.items() if _locked(r)}
+    _password_forms(locked, st.session_state.get("locked_files", {}))
     _results(locked)
+
+
+def _locked(r: dict) -> bool:
+    return bool(r.get("error")) and "password" in r["error"].lower()
 
 
 STAGES = {"pages": "reading text", "figures": "figures", "embedding": "embedding", "starting": "starting",
@@ -130,13 +143,13 @@ def _jobs(rows: list[dict], names: dict[int, str]) -> None:
 
 @st.fragment(run_every=2.0)
 def _jobs_live(names: dict[int, str]) -> None:
-    """The jobs table while some are active; when a job finishes, the whole page redraws so the documents table
-    shows its document (and, once none is active, this stops polling)."""
+    """The jobs table while some are active; when a job starts or ends, the whole page redraws, so its status line
+    follows it and the documents table shows its document (and, once none is active, this stops polling)."""
     rows = jobs.list_jobs(get_store(), 50)
     status = {r["id"]: r["status"] for r in rows}
     before = st.session_state.get("job_status") or {}
     st.session_state["job_status"] = status
-    if any(before.get(i) in ("queued", "running") and s not in ("queued", "running") for i, s in status.items()):
+    if any(i in before and before[i] != s for i, s in status.items()):
         st.rerun()
     _jobs_table(rows, names)
 
@@ -167,14 +180,37 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
         st.warning("No worker is running: queued files wait. Start one with `python -m rag worker` "
                    "(`run.sh` starts one with the app).")
     st.dataframe([{
-        "file": r["file_name"], "status": r["status"], "stage": STAGES.get(r["stage"] or "", r["stage"] or ""),
+        "file": r["file_name"], "document": _job_document(r, names), "status": r["status"], "took": _took(r),
         "progress": (r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
                     (1.0 if r["status"] == "done" else 0.0),
-        "step": f"{r['done']} / {r['total']}" if r["total"] and r["status"] == "running" else "",
-        "document": names.get(r["document_id"], "(deleted)" if r["document_id"] else ""),
-        "took": _took(r), "attempts": r["attempts"], "error": r["error"] or "",
-        "queued at": str(r["created_at"])[:19]} for r in rows], hide_index=True, width="stretch",
-        column_config={"progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0)})
+        "stage": (STAGES.get(r["stage"] or "", r["stage"] or "") + (f" {r['done']} / {r['total']}" if r["total"]
+                                                                     and r["status"] == "running" else "")),
+        "queued": _at(r["created_at"]), "attempts": r["attempts"], "error": r["error"] or ""} for r in rows],
+        hide_index=True, width="stretch",
+        column_config={"file": st.column_config.TextColumn("file", width="medium"),
+                       "document": st.column_config.TextColumn("document", width="medium"),
+                       "status": st.column_config.TextColumn("status", width="small"),
+                       "took": st.column_config.TextColumn("took", width="small"),
+                       "progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0,
+                                                                   width="small"),
+                       "stage": st.column_config.TextColumn("stage", width="medium"),
+                       "queued": st.column_config.TextColumn("queued", width="small"),
+                       "attempts": st.column_config.NumberColumn("attempts", width="small")})
+
+
+def _job_document(r: dict, names: dict[int, str]) -> str:
+    """The job's document by its readable name; "(deleted)" once the document is gone (its id is then cleared)."""
+    if r["document_id"]:
+        return names.get(r["document_id"], "(deleted)")
+    return "(deleted)" if r["status"] == "done" else ""
+
+
+def _at(t) -> str:
+    """When, as a reader reads it: "13:36" today, "Nov 28 13:36" before."""
+    if not t:
+        return ""
+    when = _when(t)
+    return when.strftime("%H:%M") if when.date() == datetime.now(when.tzinfo).date() else when.strftime("%b %d %H:%M")
 
 
 def _table(docs: list[DocumentMeta]) -> None:
@@ -218,9 +254,17 @@ def _forget(gone: set[int]) -> None:
     for name in [n for n, r in results.items()
                  if r.get("document_id") in gone or job_doc.get(r.get("queued")) in gone]:
         results.pop(name)
-    st.session_state.pop("delete_pick", None)
+    st.session_state["delete_pick"] = []
     if st.session_state.get("related_pick") in gone:
         st.session_state.pop("related_pick")
+
+
+def _delete(gone: list[int]) -> None:
+    """The Delete button's callback: it runs before the page is drawn again, so the pickers (widgets whose state
+    only a callback may change) no longer name the deleted documents, and the page counts them gone."""
+    _forget(set(gone))  # first: a deleted document's jobs no longer name it
+    for i in gone:
+        get_store().delete_document(i)
 
 
 def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
@@ -243,11 +287,7 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
             with st.popover(f"Delete {len(gone)} document(s)…"):
                 st.write("Delete " + ", ".join(neutral(labels[i]) for i in gone) + "? Their passages, figures and "
                          "facts go too. This cannot be undone.")
-                if st.button("Delete", type="primary", key="delete_confirm"):
-                    _forget(set(gone))  # first: a deleted document's jobs no longer name it
-                    for i in gone:
-                        get_store().delete_document(i)
-                    st.rerun()
+                st.button("Delete", type="primary", key="delete_confirm", on_click=_delete, args=(list(gone),))
         st.markdown("**Re-index**")
         st.caption("Re-embed every chunk and figure with the configured embedding model (after changing it).")
         if st.button("Re-index the library"):

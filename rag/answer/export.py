@@ -14,14 +14,16 @@ from rag.errors import redact
 Images = Callable[[int], "bytes | None"]  # figure id → its PNG (the store's figure_image)
 
 
-def export_name(title: str, extension: str, when: date | None = None) -> str:
-    """A download's file name from the conversation's title or the question, with the day:
-    "2026-11-29 acme-widgets-purchases-of-property-plant-and-equipment.md". Letters, digits and hyphens only, at
-    most eight words, so any file system takes it."""
-    words = re.findall(r"[^\W_]+", title.lower())
+def export_name(title: str, extension: str, when: date | None = None, what: str = "") -> str:
+    """A download's file name from the conversation's title or the question, with the day, and `what` it holds
+    when one title names two downloads (an answer and its whole conversation):
+    "2026-11-29_costcos-net-income-fiscal-2021_conversation.md". Letters, digits, hyphens and underscores only, at
+    most eight words, so any file system and shell takes it."""
+    words = re.findall(r"[^\W_]+", re.sub(r"['\u2019](?=\w)", "", title.lower()))  # Costco's -> costcos
     stop = {"what", "was", "were", "is", "are", "the", "a", "an", "of", "in", "did", "does", "do", "how", "which"}
     kept = [w for w in words if w not in stop][:8] or words[:8] or ["answer"]
-    return f"{(when or date.today()).isoformat()} {'-'.join(kept)[:80].strip('-')}.{extension}"
+    return f"{(when or date.today()).isoformat()}_{'-'.join(kept)[:80].strip('-')}{'_' + what if what else ''}" \
+           f".{extension}"
 
 
 def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = True, level: int = 1) -> str:
@@ -69,7 +71,8 @@ def untrusted(text: str) -> str:
     """Document text for a Markdown renderer: no images, links or HTML from the PDF (it is untrusted)."""
     import re
 
-    t = (text or "").replace("<", "&lt;").replace(">", "&gt;")
+    t = (text or "").replace("<", "&lt;")  # HTML and autolinks; a `>` opens only a blockquote, at a line's start
+    t = re.sub(r"(?m)^([ \t]*)>", r"\1\\>", t)
     t = re.sub(r"!\[", r"!\\[", t)
     t = re.sub(r"\]\(", r"]\\(", t)
     return t

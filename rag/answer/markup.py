@@ -27,7 +27,8 @@ def neutral(text: object) -> str:
     """Untrusted text (a document's, or built from one) as Markdown that renders exactly that text: no images,
     links, bare-URL links, emphasis, headings, lists, HTML, LaTeX, Streamlit directives, icons or emoji codes."""
     t = _SPECIAL.sub(r"\\\1", str(text or "")).replace("\\](", "\\]\\(")  # `](` would be a link's middle
-    t = t.replace("<", "&lt;").replace(">", "&gt;")  # HTML, autolinks <http://…>, blockquotes
+    t = t.replace("<", "&lt;")  # HTML and autolinks <http://…> (a `>` alone opens nothing but a blockquote)
+    t = re.sub(r"(?m)^([ \t]*)>", r"\1\\>", t)  # blockquotes
     t = re.sub(r"\n[ \t]+", "\n", t)  # an indented line would be a code block
     t = re.sub(r"(?m)^([-+=])", r"\\\1", t)  # list items, setext underlines
     t = re.sub(r"(?m)^(\d+)([.)])", r"\1\\\2", t)  # ordered lists

@@ -624,10 +624,14 @@ def _row_units(book: FactBook, rows: list[extractive.Unit]) -> dict[str, str]:
     return out
 
 
+_BULLET = re.compile(r"^[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25cf\u25e6\u25a0\u25a1\u00b7\uf0b7]+\s*")
+
+
 def _render(u: extractive.Unit, row_units: dict[str, str]) -> str:
-    """A unit as quoted: a sentence as printed; a table row with its column headers and its unit."""
+    """A unit as quoted: a sentence as printed (without the PDF's own bullet glyph: it is drawn as a list item of
+    ours, and would show twice); a table row with its column headers and its unit."""
     if u.kind != "row":
-        return u.text.rstrip(".")
+        return _BULLET.sub("", u.text).rstrip(".")
     unit = row_units.get(u.text)
     return extractive._render_row(u) + (f" (in {unit})" if unit else "")
 

@@ -27,26 +27,32 @@ def _when(d: DocumentMeta) -> str:
     return f" in FY{d.fiscal_year}"
 
 
-def _paper_name(d: DocumentMeta) -> str:
-    """How an analyst names a paper: its first author ("Krishna et al."), else its title when short, else "the
-    paper on" the title's first words, cut at a word."""
+def _paper_name(d: DocumentMeta) -> tuple[str, bool]:
+    """How an analyst names a paper, and whether the name is its title's: the title's own short name ("PaperMage"
+    of "PaperMage: A Unified Toolkit…"), which the paper's text repeats, so the search finds it; else its first
+    author ("Krishna et al."); else "the paper on" the title's first words, cut at a word."""
+    title = (d.title or "").split(":")[0].strip()
+    if title and len(title) <= 40:
+        return title, True
     if d.authors:
         first = d.authors[0].strip()
         surname = first.split(",")[0].strip() if "," in first else (first.split() or ["the authors"])[-1]
-        return f"{surname} et al." if len(d.authors) > 1 else surname
-    title = (d.title or "").split(":")[0].strip()
+        return (f"{surname} et al." if len(d.authors) > 1 else surname), False
     if not title:
-        return "the paper"
-    return f"“{title}”" if len(title) <= 40 else f"the paper on {shorten(title, 40).rstrip('…')}"
+        return "the paper", True
+    return f"the paper on {shorten(title, 40).rstrip('…')}", True
 
 
 def questions_for(d: DocumentMeta) -> list[str]:
-    """Questions this document can answer, by its kind, with its issuer's name (or the paper's title)."""
+    """Questions this document can answer, by its kind, with its issuer's name (or the paper's name)."""
     who = short_company(d.company)
     kind = d.doc_type or "other"
     if kind == "research paper":
-        t = _paper_name(d)
-        return [f"What are the main findings of {t}?", f"What data does {t} use?"]
+        t, titled = _paper_name(d)
+        if titled:
+            return [f"What is {t} about?", f"What are the main findings of {t}?"]
+        verb = "do" if t.endswith("et al.") else "does"
+        return [f"What are the main findings of {t}?", f"What data {verb} {t} use?"]
     if kind == "sustainability report":
         w = who or "the company"
         return [f"What were {_pos(w)} Scope 1 emissions{_when(d)}?", f"What are {_pos(w)} climate targets?"]

@@ -1,5 +1,6 @@
 """Each page's logic headless (AppTest) on a small real store: the real app, database and model."""
 
+import json
 import os
 
 import pytest
@@ -60,7 +61,7 @@ def test_ask_says_insufficient_data_plainly(app):
     assert any(w.value.startswith("Insufficient data:") for w in app.warning)
 
 
-def test_debug_page_appears_in_developer_mode(app):
+def test_debug_page_appears_in_developer_mode(app, clean_store, embedder, tmp_path):
     app.chat_input[0].set_value("How did Acme Widgets' net sales develop in 2022?").run()
     app.session_state["keep_developer_mode"] = True
     app.run()  # the sidebar switch adds the Debug page to the navigation
@@ -76,7 +77,7 @@ def test_debug_page_appears_in_developer_mode(app):
     read_as = next(f for f in frames if "detected" in f.columns)
     assert {"Companies", "Years"} <= set(read_as["detected"]) and "2022" in set(read_as["value"])
     # per stage: chunks, documents and pages before and after, and what each stage did
-    stages = next(f for f in frames if "what it did" in f.columns)
+    stages = next(t.value for t in app.table if "what it did" in t.value.columns)
     div = stages[stages["stage"] == "diversity"].iloc[0]
     assert "document" in div["before"] and "page" in div["after"] and "set aside" in div["what it did"]
     assert {"Distinct documents", "Distinct pages", "Near-duplicates set aside"} <= {m.label for m in app.metric}
@@ -86,10 +87,26 @@ def test_debug_page_appears_in_developer_mode(app):
     # the project's own report is said to be the project's; the user's own questions have their table
     assert "The project's own evaluation (not your library)" in heads
     assert "Evaluate retrieval on your own questions" in heads
-    # a reload (a new session): the conversation's last question is searched again, not lost
+    # the user's own questions evaluated: the chart, then each question with what was found
+    from rag.eval import questions_of_rows, run_eval
+
+    doc = next(d for d in clean_store.list_documents() if d.fiscal_year == 2022)
+    own = questions_of_rows([{"question": "What were Acme Widgets' net sales in 2022?", "document": "x",
+                              "page": 2}], {"x": doc.file_name.removesuffix(".pdf")})
+    (tmp_path / "q.jsonl").write_text(json.dumps(own[0]))
+    rep = run_eval(clean_store, embedder, tmp_path / "q.jsonl", k=5)
+    app.session_state["own_eval"] = {**rep, "own_questions": {own[0]["id"]: own[0]["question"]}}
+    app.run()
+    per = next(f.value for f in app.dataframe if "page found" in f.value.columns)
+    assert list(per["question"]) == ["What were Acme Widgets' net sales in 2022?"]
+    assert per["document found"][0] == "✓" and "Acme Widgets 10-K FY2022" in per["first passage"][0]
+    # a reload (a new session, its state empty; the URL keeps ?dev=1): the Debug page is found, the switch is on,
+    # and the conversation's last question is searched again, not lost
+    assert app.query_params.get("dev") in ("1", ["1"])
     again = AppTest.from_file(APP, default_timeout=180)
-    again.session_state["keep_developer_mode"] = True
+    again.query_params["dev"] = "1"
     again.run()
+    assert again.toggle(key="developer_mode").value is True
     again.switch_page("pages/views/debug.py").run()
     assert not again.exception
     assert "Last question: How did Acme Widgets' net sales develop in 2022?" in [h.value for h in again.subheader]
@@ -116,6 +133,10 @@ def test_demo_walks_through_the_pipeline(app):
     assert not app.get("json")  # every step readable without JSON
     shown = " ".join(str(v) for f in app.dataframe for v in f.value.to_numpy().ravel())
     assert "Acme Widgets 10-K FY2022" in shown and ".pdf" not in shown  # passages by name, not by file
+    app.text_input[0].set_value("   ").run()  # a blank question: refused, and no earlier question's steps under it
+    next(b for b in app.button if b.label == "Run").click().run()
+    assert any(w.value.startswith("Not run:") for w in app.warning)
+    assert not any(m.value.startswith("**Question:**") for m in app.markdown)
 
 
 def test_compare_runs_two_settings_side_by_side(app):
@@ -191,7 +212,14 @@ def test_an_empty_library_offers_the_sample_documents_then_a_summary_and_example
     assert text.count("document") and "3 documents:" in text
     examples = [b.label for b in at.button if b.key and b.key.startswith("ex-")]
     assert any("3M" in q for q in examples) and any("Northwind" in q for q in examples), examples
-    assert any("Krishna et al." in q for q in examples), examples  # a paper by its first author, as analysts cite it
+    # a paper by its title's short name, which its text repeats, so the example finds it (the walkthrough's
+    # "What are the main findings of Lo et al.?" was answered from another document)
+    paper = [b for b in at.button if b.key and b.key.startswith("ex-") and "longeval" in b.label.lower()]
+    assert paper, examples
+    paper[0].click().run()
+    a = at.session_state["last_answer"]
+    assert not a.insufficient and a.evidence and "longeval" in a.evidence[0].document.lower(), \
+        (a.answer, a.evidence)
 
 
 def test_a_citation_opens_the_whole_document_at_its_quote_highlighted(app, clean_store):

@@ -202,6 +202,11 @@ def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
     assert any(f"paper.pdf: queued (job {out.job_id})" in s.value for s in at.success)
     table = next(f.value for f in at.dataframe if "took" in f.value.columns)
     assert table.iloc[0]["status"] == "queued"
+    empty.admin_rpc("ingest_job_begin", {"p_job_id": out.job_id})  # a worker has started it
+    at.run()
+    assert any(f"paper.pdf: being read (job {out.job_id})" in s.value for s in at.info)
+    with empty.transport.connection() as conn:  # back in the queue, for the worker below
+        conn.execute("update ingest_jobs set status = 'queued', attempts = 0 where id = %s", (out.job_id,))
     proc = _worker(qsettings, "--once")
     try:
         proc.wait(timeout=300)
@@ -216,4 +221,8 @@ def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
     at.button(key="delete_confirm").click().run()
     assert not at.exception and not empty.list_documents()
     assert not any("paper.pdf" in s.value for s in list(at.success) + list(at.info) + list(at.error))
-    assert "delete_pick" not in at.session_state or not at.session_state["delete_pick"]
+    # the same redraw: no document counted, no picker naming it, its job's row says it is gone
+    assert any(h.value == "0 document(s)" for h in at.subheader)
+    assert not at.get("multiselect") or at.multiselect(key="delete_pick").value == []
+    row = next(f.value for f in at.dataframe if "took" in f.value.columns).iloc[0]
+    assert row["document"] == "(deleted)" and row["file"] == "paper.pdf"

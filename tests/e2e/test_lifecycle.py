@@ -104,6 +104,7 @@ def test_the_app_is_quiet_idle_and_postgres_stops_with_it_even_after_a_crash(tmp
         text = log.read_text(errors="replace")
         assert text.count("\n") == lines, text.splitlines()[lines:]
         assert "use_container_width" not in text and "Inotify" not in text
+        assert "external IP" not in text  # no look-up of this machine's public address (browser.serverAddress)
         app.send_signal(signal.SIGKILL)  # the app dies without cleaning up: its worker leaves, and Postgres stops
         assert worker.wait(timeout=60) is not None
         assert _until(lambda: not _postgres(data), 30), "the embedded Postgres outlived the app and its worker"

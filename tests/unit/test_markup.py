@@ -35,7 +35,7 @@ def test_answer_markdown_keeps_only_our_own_shapes():
     assert f"\n\n**{SUPPORTING}**\n- \\*\\*bold\\*\\* quote [\\[1\\]](#src-0-1) \\[2\\]" in md  # a bullet; [2] no link
     table = Answer(question="q", answer="2 row(s) [r1–r2]:\n\n| # | name |\n|---|---|\n| r1 | <b>x</b> |",
                    confidence="high", mode="sql", rows=[{"name": "<b>x</b>"}, {"name": "y"}])
-    assert answer_markdown(table).endswith("|---|---|\n| r1 | &lt;b&gt;x&lt;/b&gt; |")
+    assert answer_markdown(table).endswith("|---|---|\n| r1 | &lt;b>x&lt;/b> |")
 
 
 def test_chart_text_escapes_plotly_tags():
@@ -59,8 +59,41 @@ def test_exports_are_named_after_the_question_with_the_day_and_captions_are_cut_
 
     day = date(2026, 11, 29)
     assert export_name("What were Acme Widgets' purchases of property, plant and equipment in 2022?", "md", day) == \
-        "2026-11-29 acme-widgets-purchases-property-plant-and-equipment-2022.md"
-    assert export_name("???", "json", day) == "2026-11-29 answer.json"
+        "2026-11-29_acme-widgets-purchases-property-plant-and-equipment-2022.md"
+    assert export_name("???", "json", day) == "2026-11-29_answer.json"
+    # an answer and its conversation, under one title: two names (the walkthrough's second download replaced the first)
+    assert export_name("What was Costco's net income in fiscal 2021?", "md", day) == \
+        "2026-11-29_costcos-net-income-fiscal-2021.md"
+    assert export_name("What was Costco's net income in fiscal 2021?", "md", day, "conversation") == \
+        "2026-11-29_costcos-net-income-fiscal-2021_conversation.md"
     assert shorten("What are the main results of A ubiquitous GC content signature", 45) == \
         "What are the main results of A ubiquitous GC…"
     assert shorten("short title", 45) == "short title"
+
+
+def test_a_quoted_sentence_loses_the_pdfs_own_bullet_and_a_code_prompt_stays_readable():
+    """Issue 36 walkthrough: "• Membership fee revenue…" showed a doubled bullet in a list of ours, and an export
+    showed `&gt;&gt;&gt;` for a quoted code prompt. A `>` opens a blockquote only at a line's start."""
+    from rag.answer.export import untrusted
+    from rag.answer.extractive import Unit
+    from rag.answer.offline import _render
+
+    assert _render(Unit("\u2022 Membership fee revenue increased 9%.", "sentence"), {}) == \
+        "Membership fee revenue increased 9%"
+    assert _render(Unit("-5% in 2023.", "sentence"), {}) == "-5% in 2023"  # a minus is not a bullet
+    assert untrusted(">>> import papermage as pm\n1 >>> x") == "\\>>> import papermage as pm\n1 >>> x"
+    assert neutral("a > b").endswith("a > b") and "&lt;script>" in neutral("<script>")
+
+
+def test_a_paper_is_named_by_its_titles_short_name_else_its_first_author():
+    from rag.answer.suggest import questions_for
+    from rag.records import DocumentMeta
+
+    def paper(title, authors):
+        return DocumentMeta(document_id=1, file_name="p.pdf", title=title, doc_type="research paper", authors=authors)
+
+    assert questions_for(paper("PaperMage: A Unified Toolkit for Processing, Representing, and Manipulating "
+                               "Visually-Rich Scientific Documents", ["Kyle Lo", "Zejiang Shen"])) == \
+        ["What is PaperMage about?", "What are the main findings of PaperMage?"]
+    assert questions_for(paper("A ubiquitous GC content signature underlies multimodal transcriptional regulation",
+                               ["Ada Lovelace", "Alan Turing"]))[1] == "What data do Lovelace et al. use?"
