@@ -62,14 +62,36 @@ class Chunk:
 _LEADING_NUMBER = re.compile(r"^(\d{1,4})\s+(?=[^\W\d_])")
 
 
-def without_page_number(heading: str, page: int) -> str:
-    """A heading without the page number printed before it ("26 Environmental and Climate Protection" on page 26,
-    or 28 when the count starts at the cover): a leading number within four of the page's own. A section number
-    ("3.1 Results") has a dot and stays; a number after the name ("Scope 3", "Item 7") is the name's."""
+def _page_numbered(heading: str, page: int) -> str | None:
+    """The words of a heading printed after a number within four of its page's own ("26 Environmental and Climate
+    Protection" on page 26, or 28 when the count starts at the cover); None for any other heading."""
     m = _LEADING_NUMBER.match(heading)
     if m is None or abs(int(m.group(1)) - page) > 4 or not heading[m.end()].isupper():
+        return None
+    return heading[m.end():].strip().lower()
+
+
+def running_titles(pages: list[list[Row]]) -> set[str]:
+    """The words of headings printed after the page number on two or more pages: a report's running header (its
+    chapter's name beside the page number, page after page). A paper's numbered section ("1 Introduction" on page 1)
+    is printed once, so its number, though near its page's, is the section's and stays."""
+    seen: dict[str, set[int]] = {}
+    for rows in pages:
+        for r in rows:
+            words = _page_numbered(r.text.strip(), r.page) if r.heading_level is not None else None
+            if words:
+                seen.setdefault(words, set()).add(r.page)
+    return {w for w, on in seen.items() if len(on) >= 2}
+
+
+def without_page_number(heading: str, page: int, running: set[str]) -> str:
+    """A heading without the page number printed before it, when its words are a running title (running_titles).
+    A section number ("3.1 Results", "1 Introduction") stays; a number after the name ("Scope 3", "Item 7") is the
+    name's."""
+    words = _page_numbered(heading, page)
+    if words is None or words not in running:
         return heading
-    return heading[m.end():]
+    return heading[_LEADING_NUMBER.match(heading).end():]  # type: ignore[union-attr]
 
 
 def _dehyphen(a: str, b: str) -> str:
@@ -90,13 +112,14 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
     def path() -> tuple[str, ...]:
         return tuple(t for _, t in stack)
 
+    running = running_titles(pages)
     for rows in pages:
         for r in rows:
             text = r.text.strip()
             if not text:
                 continue
             if r.heading_level is not None:
-                text = without_page_number(text, r.page)
+                text = without_page_number(text, r.page, running)
                 para = None
                 table_header = None
                 # Consecutive heading lines of the same level are one wrapped heading.

@@ -93,9 +93,26 @@ def test_control_and_invisible_characters_go_and_a_soft_hyphen_at_a_line_end_joi
 
 
 def test_a_heading_drops_the_page_number_printed_before_it_but_keeps_its_own_numbers():
-    w = chunking.without_page_number
+    def w(heading, page):
+        return chunking.without_page_number(heading, page, {"environmental and climate protection"})
+
     assert w("26 Environmental and Climate Protection", 26) == "Environmental and Climate Protection"
     assert w("28 Environmental and Climate Protection", 26) == "Environmental and Climate Protection"  # cover first
     assert w("3.1 Results", 3) == "3.1 Results" and w("5 Results", 12) == "5 Results"
     assert w("Scope 3", 3) == "Scope 3" and w("Item 7", 7) == "Item 7" and w("2023 Highlights", 40) == "2023 Highlights"
     assert w("12 months ended", 12) == "12 months ended"
+    assert w("1 Introduction", 1) == "1 Introduction"  # a paper's section, not a running title
+
+
+def test_a_running_title_is_a_heading_printed_after_the_page_number_on_two_pages_a_section_is_not():
+    """The walkthrough's ESG report printed "26 Environmental and Climate Protection" page after page; a paper's
+    "1 Introduction" on page 1 and "2 Related work" on page 2 are numbered sections, printed once each (the first
+    rule, a number within four of the page, dropped them: rag eval showed the paper's headings changed)."""
+    from rag.ingest.layout import Row
+
+    def row(text, page):
+        return Row(text=text, page=page, y0=10, y1=20, x0=0, size=12, bold=True, cells=[text], heading_level=1)
+
+    pages = [[row("1 Introduction", 1)], [row("2 Related work", 2)],
+             [row("26 Environmental and Climate Protection", 26)], [row("27 Environmental and Climate Protection", 27)]]
+    assert chunking.running_titles(pages) == {"environmental and climate protection"}
