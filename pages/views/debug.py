@@ -53,8 +53,8 @@ def _question(r, docs: list[DocumentMeta]) -> None:
     st.markdown("**Pipeline: chunks, documents and pages at each stage**")  # the page's width: nothing cut off
     # a static table: every row shown and every cell wrapped to the page's width (a data grid cut the last column
     # and the stage names off); a stage that has no count says nothing rather than "None"
-    rows = [{k: ("" if v is None else f"{v:.0f}" if k == "ms" else v) for k, v in row.items()}
-            for row in explain.stage_rows(r)]
+    rows = [{k: ("" if v is None else f"{v:.0f}" if k == "ms" else str(v)) for k, v in row.items()}
+            for row in explain.stage_rows(r)]  # text only: a column of numbers and blanks made pyarrow log errors
     st.table(rows)
     _diversity(r)
     st.markdown("**Top 10 candidates, every score**")
@@ -103,11 +103,15 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     share = [x for x in store.result_share(100) if x["results"] or x["corpus_share"] > 0]
     if share and any(x["results"] for x in share):
         label = {d.document_id: document_label(d) for d in docs}
-        names = [chart_text(label.get(x["document_id"], x["file_name"])) for x in share]
-        fig = go.Figure([go.Bar(name="share of results", x=names, y=[x["result_share"] for x in share]),
-                         go.Bar(name="share of corpus (chunks)", x=names, y=[x["corpus_share"] for x in share])])
-        fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis_tickangle=-35,
-                          title="A document far above its corpus share in every answer is the old-PDF bias")
+        # horizontal bars, names cut at a word: a paper's long title laid on the x axis squashed the bars
+        names = [chart_text(shorten(label.get(x["document_id"], x["file_name"]), 40)) for x in share]
+        fig = go.Figure([go.Bar(name="share of results", y=names, x=[x["result_share"] for x in share],
+                                orientation="h"),
+                         go.Bar(name="share of corpus (chunks)", y=names, x=[x["corpus_share"] for x in share],
+                                orientation="h")])
+        fig.update_layout(barmode="group", height=120 + 40 * len(names), margin=dict(l=10, r=10, t=60, b=10),
+                          title="A document far above its corpus share in every answer is the old-PDF bias",
+                          legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), yaxis=dict(autorange="reversed"))
         st.plotly_chart(fig, width="stretch", key="bias")
     else:
         st.caption("No questions asked yet.")

@@ -179,20 +179,23 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
     if (by["queued"] or by["running"]) and not jobs.workers_alive(store):
         st.warning("No worker is running: queued files wait. Start one with `python -m rag worker` "
                    "(`run.sh` starts one with the app).")
+    extra = {"attempts": any(r["attempts"] > 1 for r in rows), "error": any(r["error"] for r in rows)}
     st.dataframe([{
         "file": r["file_name"], "document": _job_document(r, names), "status": r["status"], "took": _took(r),
-        "progress": (r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
-                    (1.0 if r["status"] == "done" else 0.0),
+        "progress": round(100 * r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
+                    (100 if r["status"] == "done" else 0),
         "stage": (STAGES.get(r["stage"] or "", r["stage"] or "") + (f" {r['done']} / {r['total']}" if r["total"]
                                                                      and r["status"] == "running" else "")),
-        "queued": _at(r["created_at"]), "attempts": r["attempts"], "error": r["error"] or ""} for r in rows],
+        "queued": _at(r["created_at"]),
+        **({"attempts": r["attempts"]} if extra["attempts"] else {}),
+        **({"error": r["error"] or ""} if extra["error"] else {})} for r in rows],
         hide_index=True, width="stretch",
         column_config={"file": st.column_config.TextColumn("file", width="medium"),
                        "document": st.column_config.TextColumn("document", width="medium"),
                        "status": st.column_config.TextColumn("status", width="small"),
                        "took": st.column_config.TextColumn("took", width="small"),
-                       "progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0,
-                                                                   width="small"),
+                       "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100,
+                                                                   format="%d%%", width="small"),
                        "stage": st.column_config.TextColumn("stage", width="medium"),
                        "queued": st.column_config.TextColumn("queued", width="small"),
                        "attempts": st.column_config.NumberColumn("attempts", width="small")})
@@ -218,7 +221,7 @@ def _table(docs: list[DocumentMeta]) -> None:
     name is a detail at the end."""
     rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             "period": d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
+             "period (FY, Q1-Q4, H1, H2)": d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16],
              "file": d.file_name}
             for d in docs]
@@ -233,7 +236,8 @@ def _table(docs: list[DocumentMeta]) -> None:
         refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
             new["id"], company=new["company"] if new["company"] != old["company"] else None,
             fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
-            fiscal_period=new["period"] if new["period"] != old["period"] else None,
+            fiscal_period=(new["period (FY, Q1-Q4, H1, H2)"] if new["period (FY, Q1-Q4, H1, H2)"] !=
+                           old["period (FY, Q1-Q4, H1, H2)"] else None),
             doc_type=new["type"] if new["type"] != old["type"] else None,
             title=new["title"] if new["title"] != old["title"] else None)]
         note = f"Saved {len(changed) - len(refused)} correction(s)."
@@ -255,8 +259,8 @@ def _forget(gone: set[int]) -> None:
                  if r.get("document_id") in gone or job_doc.get(r.get("queued")) in gone]:
         results.pop(name)
     st.session_state["delete_pick"] = []
-    if st.session_state.get("related_pick") in gone:
-        st.session_state.pop("related_pick")
+    # a new related-documents box: the old one kept showing a deleted document as its choice
+    st.session_state["deletes"] = st.session_state.get("deletes", 0) + 1
 
 
 def _delete(gone: list[int]) -> None:
@@ -273,7 +277,8 @@ def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Related documents** (same issuer, other periods)")
-        pick = st.selectbox("Document", list(labels), format_func=labels.get, key="related_pick")
+        pick = st.selectbox("Document", list(labels), format_func=labels.get,
+                            key=f"related_pick-{st.session_state.get('deletes', 0)}")
         rel = get_store().related_graph(pick) if pick else []
         if rel:
             st.dataframe([{"relation": r.relation.replace("_", " "), "hops": r.depth, "document": names.get(r.document_id, r.file_name),

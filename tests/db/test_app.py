@@ -33,6 +33,19 @@ def test_library_lists_documents_and_saves_a_correction(app, clean_store):
     assert "Acme Widgets Corp (restated)" in {d.company for d in clean_store.list_documents()}
 
 
+def test_a_deleted_document_leaves_every_library_picker_in_the_same_redraw(app, clean_store):
+    """Walkthroughs of issue 36: the Delete box, then the Related documents box, kept naming a deleted document."""
+    app.switch_page("pages/views/library.py").run()
+    related = next(s for s in app.selectbox if s.label == "Document")
+    gone = related.value  # the document the related box shows
+    app.multiselect(key="delete_pick").select(gone).run()
+    app.button(key="delete_confirm").click().run()
+    assert not app.exception and gone not in {d.document_id for d in clean_store.list_documents()}
+    related = next(s for s in app.selectbox if s.label == "Document")
+    assert related.value != gone and gone not in related.options
+    assert app.multiselect(key="delete_pick").value == [] and app.subheader[-1].value != "2 document(s)"
+
+
 def test_ask_answers_with_citations_feedback_and_follow_ups(app, clean_store):
     app.chat_input[0].set_value("What were Acme Widgets' purchases of property, plant and equipment in 2022?").run()
     assert not app.exception

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ART = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("RAG_CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.e2e
+LOGS: dict[str, Path] = {}  # each app's log, by its URL
 
 
 def _require_browser():
@@ -43,7 +44,8 @@ def _serve(tmp_path_factory):
     env = dict(os.environ, RAG_DATA_DIR=str(data), HF_HUB_OFFLINE="1")
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPENAI_API_KEY", None)
-    log = open(tmp_path_factory.mktemp("e2e-log") / "streamlit.log", "w")
+    log_path = tmp_path_factory.mktemp("e2e-log") / "streamlit.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "streamlit_app.py"),
                              "--server.headless", "true", "--server.port", str(port),
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
@@ -59,6 +61,7 @@ def _serve(tmp_path_factory):
                 break
         except OSError:
             time.sleep(0.5)
+    LOGS[url] = log_path
     return url, (proc, worker)
 
 
@@ -260,6 +263,8 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     assert page.get_by_text("Past conversations").count() == 1
     _shot(page, "3c_after_reload")
     assert not outside, outside[:5]
+    log = LOGS[app].read_text(errors="replace")  # no traceback anywhere in the app's log (a table's mixed column
+    assert "Traceback" not in log and "Serialization of dataframe" not in log, log[-3000:]  # logged one per draw)
 
 
 def _debug_is_readable(page) -> None:
