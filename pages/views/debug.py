@@ -28,13 +28,15 @@ def _corpus(docs: list[DocumentMeta]) -> None:
     # Plotly reads <a href>, <b> and <br> in its labels: a document's name is escaped for it
     long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows
             for k in ("chunks", "figures", "OCR pages")]
-    for r in long:  # a long name would squash the bars: the table above has it whole
+    for r in long:  # a long name would squash the bars: cut at a word on the axis, whole when hovered
+        r["name"] = chart_text(r["document"])
         r["document"] = chart_text(shorten(r["document"], 32))
     # one row of bars a document, side by side, each kind in its own colour, the legend above the plot
-    fig = px.bar(long, y="document", x="count", color="kind", barmode="group", orientation="h",
+    fig = px.bar(long, y="document", x="count", color="kind", barmode="group", orientation="h", custom_data=["name"],
                  height=min(1400, 120 + 60 * len(rows)), title="Chunks, figures and OCR pages per document")
     fig.update_layout(margin=dict(l=10, r=10, t=70, b=10), yaxis_title=None, yaxis_autorange="reversed",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, title=None))
+    fig.update_traces(hovertemplate="%{customdata[0]}<br>%{x}<extra></extra>")  # the whole name, no tags of Plotly's
     st.plotly_chart(fig, width="stretch", key="corpus_counts")
 
 
@@ -104,11 +106,12 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     if share and any(x["results"] for x in share):
         label = {d.document_id: document_label(d) for d in docs}
         # horizontal bars, names cut at a word: a paper's long title laid on the x axis squashed the bars
+        whole = [chart_text(label.get(x["document_id"], x["file_name"])) for x in share]  # shown when hovered
         names = [chart_text(shorten(label.get(x["document_id"], x["file_name"]), 40)) for x in share]
         fig = go.Figure([go.Bar(name="share of results", y=names, x=[x["result_share"] for x in share],
-                                orientation="h"),
+                                orientation="h", hovertext=whole),
                          go.Bar(name="share of corpus (chunks)", y=names, x=[x["corpus_share"] for x in share],
-                                orientation="h")])
+                                orientation="h", hovertext=whole)])
         fig.update_layout(barmode="group", height=120 + 40 * len(names), margin=dict(l=10, r=10, t=60, b=10),
                           title="A document far above its corpus share in every answer is the old-PDF bias",
                           legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), yaxis=dict(autorange="reversed"))
