@@ -106,8 +106,9 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     if share and any(x["results"] for x in share):
         label = {d.document_id: document_label(d) for d in docs}
         # horizontal bars, names cut at a word: a paper's long title laid on the x axis squashed the bars
-        whole = [chart_text(label.get(x["document_id"], x["file_name"])) for x in share]  # shown when hovered
-        names = [chart_text(shorten(label.get(x["document_id"], x["file_name"]), 40)) for x in share]
+        full = [label.get(x["document_id"], x["file_name"]) for x in share]
+        whole = [chart_text(n) for n in full]  # shown when hovered
+        names = [chart_text(shorten(n, 40)) for n in full]
         fig = go.Figure([go.Bar(name="share of results", y=names, x=[x["result_share"] for x in share],
                                 orientation="h", hovertext=whole),
                          go.Bar(name="share of corpus (chunks)", y=names, x=[x["corpus_share"] for x in share],

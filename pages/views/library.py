@@ -16,6 +16,7 @@ from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.records import DocumentMeta
 
+PERIOD = "period (FY, Q1-Q4, H1, H2)"  # the documents table's column: the period's kind; the year has its own
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
          "other"]
 
@@ -221,7 +222,7 @@ def _table(docs: list[DocumentMeta]) -> None:
     name is a detail at the end."""
     rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             "period (FY, Q1-Q4, H1, H2)": d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
+             PERIOD: d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16],
              "file": d.file_name}
             for d in docs]
@@ -236,8 +237,7 @@ def _table(docs: list[DocumentMeta]) -> None:
         refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
             new["id"], company=new["company"] if new["company"] != old["company"] else None,
             fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
-            fiscal_period=(new["period (FY, Q1-Q4, H1, H2)"] if new["period (FY, Q1-Q4, H1, H2)"] !=
-                           old["period (FY, Q1-Q4, H1, H2)"] else None),
+            fiscal_period=new[PERIOD] if new[PERIOD] != old[PERIOD] else None,
             doc_type=new["type"] if new["type"] != old["type"] else None,
             title=new["title"] if new["title"] != old["title"] else None)]
         note = f"Saved {len(changed) - len(refused)} correction(s)."
