@@ -1,7 +1,8 @@
 """Document metadata a reader sees: title, company (the issuer's full legal name), a paper's authors, year and
 document type, against hand labels of the corpus (tests/fixtures/meta_labels.tsv: papers, sustainability
 reports, the annual report, the odd files of bad/ and a sample of 20 filings of every company and type, labelled
-by reading each document) and, with --heldout DIR, a held-out set (DIR/labels.tsv, DIR/docs/) made by a helper
+by reading each document; tests/fixtures/meta_labels_esg.tsv labels 9 reports of esg/ blind, for --labels) and,
+with --heldout DIR, a held-out set (DIR/labels.tsv, DIR/docs/) made by a helper
 that never saw the detector.
 
 Each file is read as ingestion reads it (its first 12 pages through rag.ingest.pipeline.parse_pdf — OCR for

@@ -206,16 +206,38 @@ def _doc_type(t: _Texts) -> str:
         return "10-K"
     if re.search(r"\b10-q\b", pm_all):
         return "10-Q"
-    if re.search(r"sustainability report|esg report|non-?financial (report|statement)"
-                 r"|corporate (social )?responsibility|impact report|climate report|sustainability statement",
-                 flat + " " + pm_all):
+    named = _cover_kind(t.heading_lines)
+    if named:
+        return named
+    if _SUSTAINABILITY.search(flat + " " + pm_all):
         return "sustainability report"
     if re.search(r"\babstract\b", flat[:6000]) \
             and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
         return "research paper"
-    if "annual report" in flat[:8000] or "annual report" in pm_all:
+    if _ANNUAL.search(flat[:8000]) or _ANNUAL.search(pm_all):
         return "annual report"
     return "other"
+
+
+_SUSTAINABILITY = re.compile(r"sustainability report|esg report|non-?financial (report|statement)"
+                             r"|corporate (social )?responsibility|impact report|climate report"
+                             r"|sustainability statement")
+_ANNUAL = re.compile(r"\bannual (?:financial |integrated )?report\b|\bintegrated report\b")
+
+
+def _cover_kind(heading_lines: list[str]) -> str | None:
+    """The kind a cover gives itself: a short line of the first page that names the report ("ANNUAL FINANCIAL
+    REPORT 2023", "Sustainability Report"). It outranks the sustainability statement or GRI index an annual
+    report carries inside; a cover that names both kinds is the one it names first."""
+    for line in heading_lines:
+        low = re.sub(r"\s+", " ", line.lower())
+        if len(low.split()) > 8:
+            continue  # a sentence that mentions a report, not a title
+        if _ANNUAL.search(low):
+            return "annual report"
+        if _SUSTAINABILITY.search(low):
+            return "sustainability report"
+    return None
 
 
 def _company(t: _Texts, pdf_meta: dict, doc_type: str, full_text: str | None = None) -> str | None:

@@ -25,8 +25,8 @@ AFFILIATION = re.compile(r"universit|institut|college|school|department|dept\.|l
                          r"\b(usa|china|germany|france|uk|belgium|japan|korea|canada)\b|,\s*[A-Z]{2}\s*\d", re.I)
 PARTICLES = {"de", "van", "der", "von", "di", "da", "del", "la", "le", "bin", "al", "dos", "du", "den", "ter", "y"}
 ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303"}
-REPORT_TITLE = re.compile(r"(?:\b(?:19|20)\d\d\s+)?(?:(?:sustainability|non-?financial|esg|annual|integrated|csr|"
-                          r"impact|corporate responsibility|environmental|climate)\s+report"
+REPORT_TITLE = re.compile(r"(?:\b(?:19|20)\d\d\s+)?(?:(?:sustainability|non-?financial|esg|annual(?:\s+financial)?|"
+                          r"integrated|csr|impact|corporate responsibility|environmental|climate)\s+report"
                           r"(?:\s+on\s+form\s+10-k)?)(?:\s+(?:19|20)\d\d)?", re.I)
 FORMS = {"10-K": "Form 10-K", "10-Q": "Form 10-Q", "8-K": "Form 8-K"}
 
@@ -264,4 +264,9 @@ def apply(meta, doc, first_pages: list[str]) -> None:
         meta.title = headline(page) or meta.title
     else:
         title, _ = paper_title(page)
-        meta.title = title or meta.title
+        meta.title = title if title and not slogan(title) else meta.title
+
+
+def slogan(title: str) -> bool:
+    """One word set large ("ENERGY.", "Progress"): a cover's slogan or a brand, not the title of a document."""
+    return len(re.findall(r"[^\W\d_]{2,}", title)) < 2

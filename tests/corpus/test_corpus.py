@@ -199,6 +199,20 @@ def test_metadata_of_every_filing_and_the_name_variants():
     assert rate == 1.0, [v for v in variants if not v["ok"]]
 
 
+@pytest.mark.parametrize("rel", ["esg/sbo_annual_report_2023.pdf", "esg/polytec_annual_report_2023.pdf"])
+def test_a_cover_that_names_an_annual_financial_report(rel):
+    """Issue 36: a cover reading "ANNUAL FINANCIAL REPORT 2023" above or below a slogan ("ENERGY."), in a PDF
+    whose metadata title is "Berichte", is an annual report with that title."""
+    from pathlib import Path
+
+    path = Path(corpus_or_skip(*rel.split("/")))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import bench_doc_metadata as bdm
+
+    got = bdm.read(path, None)["now"]
+    assert (got["doc_type"], got["title"]) == ("annual report", "Annual Financial Report 2023")
+
+
 def _facts_of(rel: str, fiscal_year: int, period: str, doc_type: str):
     """The table facts ingestion reads from a real filing (no OCR: the tables are text)."""
     from rag.ingest.facts import DocContext, extract_facts, lines_of_units

@@ -171,3 +171,26 @@ def test_authors_keep_the_printed_order_across_raised_baselines_broken_names_and
            ln("LUCY LU WANG, Allen Institute for Artificial Intelligence, USA", 10.9, 155, 73),
            ln("When seeking information not covered in patient-friendly documents, like medical pamphlets", 8, 241, 73)]
     assert authors_after(acm, 0) == ["Tal August", "Lucy Lu Wang"]
+
+
+def test_a_cover_names_its_own_kind():
+    """'ANNUAL FINANCIAL REPORT 2023' on the cover makes an annual report, though its sustainability statement is
+    in the first pages' text; a sentence that mentions a report is not a cover title."""
+    later = "Our sustainability report and non-financial statement are part of this report."
+    m = metadata.detect(["ENERGY.\nLEADERSHIP.\nANNUAL FINANCIAL REPORT 2023\n", later], {"title": "Berichte"}, "a.pdf")
+    assert m.doc_type == "annual report"
+    m = metadata.detect(["23\nAnnual Report\nExample Engines AG\nFISCAL YEAR 2023\n", later], {}, "a.pdf")
+    assert m.doc_type == "annual report"
+    m = metadata.detect(["Sustainability Report 2023\nExample AG\n", "Annual report 2023 pages 10-40"], {}, "s.pdf")
+    assert m.doc_type == "sustainability report"
+    m = metadata.detect(["Example AG\nThis sustainability report is published alongside the annual report of the "
+                         "Group for the financial year 2023 and covers every site.\n"], {}, "s.pdf")
+    assert m.doc_type == "sustainability report"  # no title line: the text decides, as before
+
+
+def test_a_slogan_is_not_a_title():
+    from rag.ingest.titles import REPORT_TITLE, slogan
+
+    assert slogan("ENERGY.") and slogan("Progress") and slogan("2023")
+    assert not slogan("Annual Financial Report 2023") and not slogan("LongEval: Guidelines")
+    assert REPORT_TITLE.search("ANNUAL FINANCIAL REPORT 2023").group(0) == "ANNUAL FINANCIAL REPORT 2023"
