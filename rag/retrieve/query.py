@@ -275,6 +275,8 @@ def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) 
     q = intent.question
     if not (history and (_FOLLOWUP.search(q) or len(q.split()) <= 4 or _RELATIVE.search(q))):
         return
+    if not (_FOLLOWUP.search(q) or _RELATIVE.search(q)) and _own_subject(q, history[-1]):
+        return
     prev = understand(history[-1], known, history[:-1])
     has_entity = bool(known.find(q))
     if has_entity and len(q.split()) > 4:
@@ -306,6 +308,23 @@ def _complete_followup(intent: QueryIntent, known: Issuers, history: list[str]) 
         base = re.sub(r"\s{2,}", " ", base).strip()
     intent.rewritten = f"{base} {q}".strip()
     intent.followup = True
+
+
+_FULL_QUESTION = re.compile(r"^\s*(?:what|who|which|how|why|where|when)\s+(?:is|are|was|were|does|do|did|has|have|"
+                            r"can|wrote|made|built|runs?)\b", re.I)
+_BACK_REFERENCE = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these|he|she|his|her)\b", re.I)
+
+
+def _own_subject(q: str, previous: str) -> bool:
+    """A short question asked in full that names something the previous turn did not ("What does PaperMage do?"
+    after questions about a company's revenue) stands alone: it is a new subject, not a follow-up of the last one.
+    A question without a name of its own ("What was revenue?") or pointing back ("What is it?") is a follow-up."""
+    if not _FULL_QUESTION.search(q) or _BACK_REFERENCE.search(q):
+        return False
+    seen = previous.lower()
+    names = [w for w in re.findall(r"[A-Za-z][\w&.'’-]*", q)[1:]
+             if w[0].isupper() and len(w) > 2 and w.lower().strip(".'’s") not in seen]
+    return any(not re.search(rf"\b{re.escape(w)}\s*{_ITEM_NO}", q) for w in names)  # "Scope 2": an item, swapped
 
 
 _NAME_NOTE = re.compile(r"\b([A-Z][\w&.'’-]*(?:\s+[A-Z][\w&.'’-]*){0,3})\s*\(\s*(?:formerly|previously|now|also)\s+"

@@ -102,3 +102,14 @@ def test_a_follow_up_resolves_a_period_named_relative_to_the_previous_turn():
 def test_a_follow_up_that_names_another_numbered_item_replaces_the_previous_one():
     it = understand("what about Scope 2 that year?", None, ["What were Merck's Scope 1 emissions in 2021?"])
     assert "Scope 2" in it.rewritten and "Scope 1" not in it.rewritten and 2021 in it.years
+
+
+def test_a_short_question_with_a_subject_of_its_own_is_not_a_follow_up():
+    """Issue 36's walkthrough: "What does PaperMage do?" after questions on POLYTEC was taken as a follow-up."""
+    history = ["What was POLYTEC's revenue in 2023?"]
+    for q in ("What does PaperMage do?", "What is Multi-LexSum?", "Who wrote XYLayoutLM?"):
+        i = understand(q, KNOWN, history=history)
+        assert not i.followup and i.rewritten == q, q
+    for q in ("What was revenue?", "What is it?", "And in 2022?", "What about Scope 2?", "What does POLYTEC do?",
+              "How about Europe?"):
+        assert understand(q, KNOWN, history=history).followup, q
