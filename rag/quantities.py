@@ -286,7 +286,8 @@ _UNITS = [
     (re.compile(r"\bheadcount\b|\bemployees\b|\bfte\b", re.I), "employees"),
     (re.compile(r"\bhours\b", re.I), "hours"),
 ]
-_CURRENCY = [(re.compile(r"\$|\busd\b|\bdollars?\b", re.I), "USD"), (re.compile(r"€|\beur\b|\beuros?\b", re.I), "EUR"),
+_CURRENCY = [(re.compile(r"\$|\busd\b|\bdollars?\b", re.I), "USD"),
+             (re.compile(r"€|\b[tk]?eur\b|\beuros?\b", re.I), "EUR"),
              (re.compile(r"£|\bgbp\b|\bpounds? sterling\b", re.I), "GBP"),
              (re.compile(r"\bchf\b|\bswiss francs?\b", re.I), "CHF")]
 _SCALE = re.compile(r"(?:\bin\s+|\(|\b)(?:[$€£]|usd|eur|gbp|chf|dollars|euros?)?\s*(thousands|millions|billions|thousand|"
@@ -361,10 +362,19 @@ def currency_of(text: str) -> str | None:
     return None
 
 
+# a currency written with its scale as one unit: "K€", "T€", "TEUR", "kEUR", "Mio. EUR", "Mrd. EUR" before it, or
+# "EUR k", "€k", "$k" after it (a thousand is "k" in English and "T" — Tausend — in German-language reports)
+_SCALED_CURRENCY = re.compile(r"(?<![\w.])(k|t|mio\.?|mrd\.?|mn|bn)\s?(?:€|eur\b|\$|usd\b|£|gbp\b|chf\b)"
+                              r"|(?:€|\beur|\$|\busd|£|\bgbp|\bchf)\s?(k)\b", re.I)
+_AFFIX_SCALE = {"k": 1e3, "t": 1e3, "mio": 1e6, "mn": 1e6, "mrd": 1e9, "bn": 1e9}
+
+
 def scale_of(text: str) -> float | None:
+    """The scale a text gives its numbers: "in millions", "$ in thousands", "€ million", "K€", "EUR k"."""
     m = _SCALE.search(text)
     if not m:
-        return None
+        c = _SCALED_CURRENCY.search(text)
+        return _AFFIX_SCALE[(c.group(1) or c.group(2)).lower().rstrip(".")] if c else None
     w = m.group(1).lower().rstrip(".")
     if w == "m" and not re.search(r"[$€£]\s?m\b|\b(usd|eur|gbp)\s?m\b|\bin m\b|\(m\)", text, re.I):
         return None

@@ -20,11 +20,17 @@ from rag.records import DocumentMeta
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _text(rows: list[dict]) -> list[dict]:
+    """A static table's cells as text (a column of numbers and blanks made pyarrow log errors); no value is
+    "None"."""
+    return [{k: "" if v is None else str(v) for k, v in row.items()} for row in rows]
+
+
 def _corpus(docs: list[DocumentMeta]) -> None:
     st.subheader("Corpus")
     rows = [{"document": document_label(d), "type": d.doc_type, "year": d.fiscal_year, "pages": d.page_count,
              "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "file": d.file_name} for d in docs]
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.table(_text(rows))  # static: every cell wrapped to the page's width, nothing cut off
     # Plotly reads <a href>, <b> and <br> in its labels: a document's name is escaped for it
     long = [{"document": r["document"], "count": r[k], "kind": k} for r in rows
             for k in ("chunks", "figures", "OCR pages")]
@@ -68,7 +74,7 @@ def _question(r, docs: list[DocumentMeta]) -> None:
             "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm"),
             "file": c.file_name}
            for c in r.candidates[:10]]
-    st.dataframe(top, hide_index=True, width="stretch")
+    st.table(_text(top))
     if r.figures:
         a = st.session_state.get("last_answer")
         st.markdown("**Figures found: what each is and what a chart reads as**")
@@ -132,7 +138,7 @@ def _bias_and_feedback(store, docs: list[DocumentMeta]) -> None:
     with c2:
         fb = store.feedback_stats()
         st.markdown("**Feedback**")
-        st.metric("👍 / 👎", f"{fb['up']} / {fb['down']}", help=f"{fb['last_7_days']} in the last 7 days")
+        st.metric("Helpful / not helpful", f"{fb['up']} / {fb['down']}", help=f"{fb['last_7_days']} in the last 7 days")
 
 
 def _eval_chart(rep: dict, key: str, title: str) -> None:
@@ -183,10 +189,10 @@ def _own_results(rep: dict, names: dict[str, str]) -> None:
         top = (q.get("top") or [[None, None]])[0]
         rows.append({"question": (rep.get("own_questions") or {}).get(q["id"], q["id"]), "document found": "✓" if q.get("doc_hit") else "✗",
                      "page found": "✓" if q.get("page_hit") else "✗",
-                     "rank of the first right passage": round(1 / q["rr"]) if q.get("rr") else None,
+                     "rank of the first right passage": round(1 / q["rr"]) if q.get("rr") else "not in the top k",
                      "baseline: page found": "✓" if b.get("page_hit") else "✗" if b else "",
                      "first passage": f"{names.get(top[0], top[0] or '')}, p. {top[1]}" if top[0] else ""})
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.table(_text(rows))
 
 
 def _run_own_eval(questions: list[dict]) -> dict:

@@ -26,10 +26,11 @@ def _understanding(a, r, docs) -> None:
     i = r.intent
     st.markdown("The question is read for **who, when, what kind of document and what part of it**.")
     c = st.columns(4)
-    c[0].metric("Companies", neutral(", ".join(i.company_names or i.companies) or "—"))  # a metric is Markdown
-    c[1].metric("Years", ", ".join(map(str, i.years)) or "—")
-    c[2].metric("Document types", ", ".join(i.doc_types) or "—")
-    c[3].metric("Statement / section", neutral((i.statement_words[:1] or i.target_sections[:1] or ["—"])[0]))
+    read = {"Companies": ", ".join(i.company_names or i.companies), "Years": ", ".join(map(str, i.years)),
+            "Document types": ", ".join(i.doc_types),
+            "Statement / section": (i.statement_words[:1] or i.target_sections[:1] or [""])[0]}
+    for col, (name, value) in zip(c, read.items(), strict=True):  # wrapped, never cut ("Lockheed M…" in a metric)
+        col.markdown(f"**{name}**  \n{neutral(value) or '—'}")
 
 
 def _candidates(a, r, docs) -> None:
@@ -66,10 +67,10 @@ def _diversity(a, r, docs) -> None:
     before, after = d.get("before") or {}, d.get("after") or {}
     c = st.columns(3)
     c[0].metric("Passages used", len(r.chunks))
-    c[1].metric("Documents", len({x.document_id for x in r.chunks}),
-                delta=after.get("documents", 0) - before.get("documents", 0) if before else None)
-    c[2].metric("Pages", len({(x.document_id, x.page_start) for x in r.chunks}),
-                delta=after.get("pages", 0) - before.get("pages", 0) if before else None)
+    for col, key, name, n in ((c[1], "documents", "Documents", len({x.document_id for x in r.chunks})),
+                              (c[2], "pages", "Pages", len({(x.document_id, x.page_start) for x in r.chunks}))):
+        gain = after.get(key, 0) - before.get(key, 0) if before else 0
+        col.metric(name, n, delta=f"{gain:+d} against the plain top-k" if gain else None)  # no bare "0" badge
     if before:
         st.caption(f"Without diversity the top {before['chunks']} would cover {before['documents']} document(s) "
                    f"and {before['pages']} page(s).")

@@ -12,6 +12,7 @@ from pages import documents, get_embedder, get_store, settings, sidebar
 from rag import jobs
 from rag.answer.labels import document_label, period_label
 from rag.answer.markup import neutral
+from rag.domain import ANNUAL_TYPES
 from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.records import DocumentMeta
@@ -132,6 +133,18 @@ STAGES = {"pages": "reading text", "figures": "figures", "embedding": "embedding
           "retrying": "worker lost, queued again", "done": "done"}
 
 
+def _progress(r: dict) -> int:
+    """A job's whole progress in percent, never going back: reading the text is the first half, figures and
+    embedding (which overlap) the second; each stage's own count ("figures 5 / 167") is in the stage column."""
+    if r["status"] != "running":
+        return 100 if r["status"] == "done" else 0
+    share = r["done"] / r["total"] if r["total"] else 0.0
+    pct = round(50 * share) if (r["stage"] or "") in ("pages", "starting", "") else 50 + round(50 * share)
+    seen = st.session_state.setdefault("job_progress", {})
+    seen[r["id"]] = max(seen.get(r["id"], 0), min(pct, 99))
+    return seen[r["id"]]
+
+
 def _jobs(rows: list[dict], names: dict[int, str]) -> None:
     """Queued, running and finished ingestion jobs of this workspace. While a job is queued or running the table
     redraws itself every two seconds without holding the page; once none is, it is drawn once and the page polls
@@ -183,16 +196,15 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
     extra = {"attempts": any(r["attempts"] > 1 for r in rows), "error": any(r["error"] for r in rows)}
     st.dataframe([{
         "file": r["file_name"], "document": _job_document(r, names), "status": r["status"], "took": _took(r),
-        "progress": round(100 * r["done"] / r["total"]) if r["total"] and r["status"] == "running" else
-                    (100 if r["status"] == "done" else 0),
+        "progress": _progress(r),
         "stage": (STAGES.get(r["stage"] or "", r["stage"] or "") + (f" {r['done']} / {r['total']}" if r["total"]
                                                                      and r["status"] == "running" else "")),
         "queued": _at(r["created_at"]),
         **({"attempts": r["attempts"]} if extra["attempts"] else {}),
         **({"error": r["error"] or ""} if extra["error"] else {})} for r in rows],
         hide_index=True, width="stretch",
-        column_config={"file": st.column_config.TextColumn("file", width="medium"),
-                       "document": st.column_config.TextColumn("document", width="medium"),
+        column_config={"file": st.column_config.TextColumn("file", width="large"),
+                       "document": st.column_config.TextColumn("document", width="large"),
                        "status": st.column_config.TextColumn("status", width="small"),
                        "took": st.column_config.TextColumn("took", width="small"),
                        "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100,
@@ -217,21 +229,33 @@ def _at(t) -> str:
     return when.strftime("%H:%M") if when.date() == datetime.now(when.tzinfo).date() else when.strftime("%b %d %H:%M")
 
 
+def _period_kind(d: DocumentMeta) -> str:
+    """The period's kind as the documents table shows it: a year's report or filing without one is "FY"."""
+    return d.fiscal_period or ("FY" if d.fiscal_year and d.doc_type in ANNUAL_TYPES else "")
+
+
 def _table(docs: list[DocumentMeta]) -> None:
     """The documents by their readable names, with title, company, type, fiscal year and period editable; the file
     name is a detail at the end."""
     rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             PERIOD: d.fiscal_period or "", "authors": "; ".join(d.authors), "pages": d.page_count,
-             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": str(d.uploaded_at)[:16],
+             PERIOD: _period_kind(d), "authors": "; ".join(d.authors), "pages": d.page_count,
+             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": _at(d.uploaded_at),
              "file": d.file_name}
             for d in docs]
     edited = st.data_editor(
         rows, key="library_table", hide_index=True, width="stretch",
         disabled=["id", "document", "authors", "file", "pages", "chunks", "figures", "OCR pages", "uploaded"],
-        column_config={"type": st.column_config.SelectboxColumn("type", options=TYPES),
-                       "fiscal year": st.column_config.NumberColumn("fiscal year", min_value=1900, max_value=2100,
-                                                                    step=1, format="%d")})
+        column_config={"id": st.column_config.NumberColumn("id", width="small"),
+                       "document": st.column_config.TextColumn("document", width="medium"),
+                       "title": st.column_config.TextColumn("title", width="medium"),
+                       "company": st.column_config.TextColumn("company", width="medium"),
+                       "type": st.column_config.SelectboxColumn("type", options=TYPES, width="small"),
+                       "fiscal year": st.column_config.NumberColumn("year", min_value=1900, max_value=2100,
+                                                                    step=1, format="%d", width="small"),
+                       PERIOD: st.column_config.TextColumn("period", width="small", help=PERIOD),
+                       **{k: st.column_config.NumberColumn(k, width="small")
+                          for k in ("pages", "chunks", "figures", "OCR pages")}})
     changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
     if changed and st.button(f"Save {len(changed)} correction(s)"):
         refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
@@ -273,7 +297,9 @@ def _delete(gone: list[int]) -> None:
 
 def _related_delete_reindex(docs: list[DocumentMeta]) -> None:
     names = {d.document_id: document_label(d) for d in docs}
-    labels = {d.document_id: f"{names[d.document_id]} · {d.file_name}" for d in docs}
+    twice = {n for n in names.values() if list(names.values()).count(n) > 1}  # the file tells these apart
+    labels = {d.document_id: names[d.document_id] + (f" · {d.file_name}" if names[d.document_id] in twice else "")
+              for d in docs}
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Related documents** (same issuer, other periods)")
@@ -316,7 +342,8 @@ def page() -> None:
     _jobs(rows, {d.document_id: document_label(d) for d in docs})
     st.subheader(f"{len(docs)} document(s)")
     if not docs:
-        st.info("No documents yet: upload PDFs above, or run `python -m rag ingest FOLDER`.")
+        st.info("No documents yet: upload PDFs above. They are read in the background, and each appears here when "
+                "it is ready.")
         return
     _table(docs)
     _related_delete_reindex(docs)

@@ -52,7 +52,7 @@ def to_markdown(a: Answer, figure_image: Images | None = None, images: bool = Tr
     if a.evidence:
         out += [f"{h}# Sources", ""]
         for e in a.evidence:
-            mark = "✓" if e.verified else "✗ quote not found"
+            mark = "quote verified" if e.verified else "quote not found in the passage"
             out.append(f"[{e.marker}] {u(e.source)} ({mark})")
             if e.quote:
                 out.append(f"> {u(' '.join(e.quote.split()))}")

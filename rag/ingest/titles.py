@@ -226,6 +226,8 @@ def report_title(first_pages: list[str]) -> str | None:
         for i, line in enumerate(lines):
             if i + 1 < len(lines) and re.match(r"\s*(?:of|for)\b|\s*(?:19|20)\d\d\s*$", lines[i + 1], re.I):
                 line = f"{line} {lines[i + 1]}"  # "ANNUAL REPORT" / "OF THE GROUP 2023": one title
+            elif i > 0 and re.fullmatch(r"\s*(?:19|20)\d\d\s*", lines[i - 1]):
+                line = f"{lines[i - 1].strip()} {line}"  # "2023" / "ANNUAL REPORT": the year set above the title
             m = REPORT_TITLE.search(line)
             if m and re.search(r"(?:19|20)\d\d", m.group(0)) and len(line.split()) <= 12:
                 t = re.sub(r"\s+", " ", m.group(0)).strip()
