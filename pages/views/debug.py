@@ -70,16 +70,17 @@ def _question(r, docs: list[DocumentMeta]) -> None:
     top = [{"used": "✓" if c.chunk_id in chosen else "", "source": source_label(c), "section": c.section_type,
             "cosine": round(c.cosine_similarity, 3), "text rank": round(c.text_rank, 3), "fused": round(c.fused, 5),
             **{k: round(v, 3) for k, v in c.factors.items() if k != "fused_norm"},
-            "final": round(c.final, 3),
-            "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm"),
-            "file": c.file_name}
+            "final": round(c.final, 3)}
            for c in r.candidates[:10]]
     st.table(_text(top))
+    st.markdown("**Why each candidate scored as it did**")  # its own table: in the scores' table it made rows tall
+    st.table([{"source": source_label(c), "file": c.file_name,
+               "why": "; ".join(f"{k}: {why}" for k, why in c.reasons.items() if k != "fused_norm")}
+              for c in r.candidates[:10]])
     if r.figures:
         a = st.session_state.get("last_answer")
         st.markdown("**Figures found: what each is and what a chart reads as**")
-        st.dataframe(explain.figure_rows(r.figures, {f.figure_id for f in (a.figures if a else [])}),
-                     hide_index=True, width="stretch")
+        st.table(_text(explain.figure_rows(r.figures, {f.figure_id for f in (a.figures if a else [])})))
     if r.refused:
         st.warning("Refused: " + neutral(r.message))
 
@@ -101,7 +102,7 @@ def _diversity(r) -> None:
                 help="candidates set aside by the per-document cap / because a chunk of the same place was taken")
     rows = explain.diversity_rows(r)
     if rows:
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.table(_text(rows))
     else:
         st.caption("MMR kept the plain top-k: nothing brought in or left out.")
 

@@ -37,9 +37,8 @@ def _candidates(a, r, docs) -> None:
     st.markdown("Meaning (vector) and words (full text) each propose passages; the two lists are fused.")
     s = _stage(r, Candidates)
     st.metric("Candidate passages", s.n_out, help=f"{s.ms:.0f} ms")
-    st.dataframe([{"passage": source_label(c), "meaning": round(c.cosine_similarity, 2),
-                   "words": round(c.text_rank, 2)} for c in sorted(r.candidates, key=lambda c: -c.fused)[:5]],
-                 hide_index=True)
+    st.table([{"passage": source_label(c), "meaning": f"{c.cosine_similarity:.2f}", "words": f"{c.text_rank:.2f}"}
+              for c in sorted(r.candidates, key=lambda c: -c.fused)[:5]])  # static: a passage's name is never cut
 
 
 def _filters(a, r, docs) -> None:
@@ -56,9 +55,9 @@ def _filters(a, r, docs) -> None:
 def _rerank(a, r, docs) -> None:
     st.markdown("Passages are re-scored: year and company match, recency, the section or statement asked for, "
                 "tables for numbers.")
-    st.dataframe([{"passage": source_label(c), "final": round(c.final, 3),
-                   **{k: round(v, 2) for k, v in c.factors.items() if k in ("metadata", "recency", "section")}}
-                  for c in r.candidates[:5]], hide_index=True)
+    st.table([{"passage": source_label(c), "final": f"{c.final:.3f}",
+               **{k: f"{v:.2f}" for k, v in c.factors.items() if k in ("metadata", "recency", "section")}}
+              for c in r.candidates[:5]])
 
 
 def _diversity(a, r, docs) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +18,7 @@ from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.records import DocumentMeta
 
-PERIOD = "period (FY, Q1-Q4, H1, H2)"  # the documents table's column: the period's kind; the year has its own
+PERIOD = "period (FY2023, Q2 FY2023, H1 FY2023)"  # the documents table's column, as every page prints a period
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
          "other"]
 
@@ -174,11 +175,12 @@ def _when(t) -> datetime:
 
 def _took(r: dict) -> str:
     """How long a job ran (or has been running), as '1 min 05 s'."""
-    start, end = r.get("started_at"), r.get("finished_at") or (r.get("updated_at") if r["status"] == "running"
-                                                                 else None)
-    if not start or not end:
+    start = r.get("started_at")
+    if not start or not (r.get("finished_at") or r["status"] == "running"):
         return ""
-    secs = max(0, int((_when(end) - _when(start)).total_seconds()))
+    # a running job's time runs on the clock, not on its last report (a long stage reports seldom)
+    end = _when(r["finished_at"]) if r.get("finished_at") else datetime.now(_when(start).tzinfo)
+    secs = max(0, int((end - _when(start)).total_seconds()))
     return f"{secs // 60} min {secs % 60:02d} s" if secs >= 60 else f"{secs} s"
 
 
@@ -206,7 +208,7 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
         column_config={"file": st.column_config.TextColumn("file", width="large"),
                        "document": st.column_config.TextColumn("document", width="large"),
                        "status": st.column_config.TextColumn("status", width="small"),
-                       "took": st.column_config.TextColumn("took", width="small"),
+                       "took": st.column_config.TextColumn("took", width="medium"),
                        "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100,
                                                                    format="%d%%", width="small"),
                        "stage": st.column_config.TextColumn("stage", width="medium"),
@@ -229,24 +231,26 @@ def _at(t) -> str:
     return when.strftime("%H:%M") if when.date() == datetime.now(when.tzinfo).date() else when.strftime("%b %d %H:%M")
 
 
-def _period_kind(d: DocumentMeta) -> str:
-    """The period's kind as the documents table shows it: a year's report or filing without one is "FY"."""
-    return d.fiscal_period or ("FY" if d.fiscal_year and d.doc_type in ANNUAL_TYPES else "")
+def _period_kind(text: str | None) -> str | None:
+    """The period's kind a corrected period names: "Q2 FY2023" → "Q2", "FY2023" → "FY"; None when it names none."""
+    m = re.search(r"\b(Q[1-4]|H[12]|9M|FY)", text or "", re.I)
+    return m.group(1).upper() if m else None
 
 
 def _table(docs: list[DocumentMeta]) -> None:
-    """The documents by their readable names, with title, company, type, fiscal year and period editable; the file
-    name is a detail at the end."""
+    """The documents by their readable names, with title, company, type, fiscal year and period editable (the
+    period as every page prints it, "Q2 FY2023"); pages, counts and the file are a static table below it, so
+    neither is wider than the page."""
     rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
              "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             PERIOD: _period_kind(d), "authors": "; ".join(d.authors), "pages": d.page_count,
-             "chunks": d.chunks, "figures": d.figures, "OCR pages": d.ocr_pages, "uploaded": _at(d.uploaded_at),
-             "file": d.file_name}
+             PERIOD: period_label(d.fiscal_year, d.fiscal_period or ("FY" if d.doc_type in ANNUAL_TYPES else None),
+                                  d.doc_type),
+             **({"authors": "; ".join(d.authors)} if any(x.authors for x in docs) else {})}
             for d in docs]
     edited = st.data_editor(
         rows, key="library_table", hide_index=True, width="stretch",
-        disabled=["id", "document", "authors", "file", "pages", "chunks", "figures", "OCR pages", "uploaded"],
-        column_config={"id": st.column_config.NumberColumn("id", width="small"),
+        disabled=["id", "document", "authors"],
+        column_config={"id": None,  # kept for saving, not shown
                        "document": st.column_config.TextColumn("document", width="medium"),
                        "title": st.column_config.TextColumn("title", width="medium"),
                        "company": st.column_config.TextColumn("company", width="medium"),
@@ -254,14 +258,17 @@ def _table(docs: list[DocumentMeta]) -> None:
                        "fiscal year": st.column_config.NumberColumn("year", min_value=1900, max_value=2100,
                                                                     step=1, format="%d", width="small"),
                        PERIOD: st.column_config.TextColumn("period", width="small", help=PERIOD),
-                       **{k: st.column_config.NumberColumn(k, width="small")
-                          for k in ("pages", "chunks", "figures", "OCR pages")}})
+                       "authors": st.column_config.TextColumn("authors", width="medium")})
+    with st.expander("Pages, passages, figures and files"):
+        st.table([{"document": document_label(d), "pages": str(d.page_count), "passages": str(d.chunks),
+                   "figures": str(d.figures), "OCR pages": str(d.ocr_pages), "uploaded": _at(d.uploaded_at),
+                   "file": d.file_name} for d in docs])  # static: wrapped to the page's width
     changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
     if changed and st.button(f"Save {len(changed)} correction(s)"):
         refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
             new["id"], company=new["company"] if new["company"] != old["company"] else None,
             fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
-            fiscal_period=new[PERIOD] if new[PERIOD] != old[PERIOD] else None,
+            fiscal_period=_period_kind(new[PERIOD]) if new[PERIOD] != old[PERIOD] else None,
             doc_type=new["type"] if new["type"] != old["type"] else None,
             title=new["title"] if new["title"] != old["title"] else None)]
         note = f"Saved {len(changed) - len(refused)} correction(s)."

@@ -61,7 +61,7 @@ def heading_label(heading: str | None, parts: int = 2) -> str:
     comps = [c for c in comps if not re.fullmatch(r"part\s+[ivx]+", c, re.I)]
     item = next((m.group(1) for m in (re.match(r"(item\s*\d+[a-z]?)\b", c, re.I) for c in comps) if m), None)
     tail = [c for c in comps if not re.match(r"item\s*\d", c, re.I)][-(parts - 1 if item else parts):]
-    out = ([" ".join(item.split()).title()] if item else []) + [" ".join(t.split())[:60] for t in tail]
+    out = ([" ".join(item.split()).title()] if item else []) + [shorten(" ".join(t.split()), 60) for t in tail]
     return " › ".join(out)  # "Item  1" (two spaces, a no-break space) prints "Item 1"
 
 

@@ -56,8 +56,9 @@ def questions_for(d: DocumentMeta) -> list[str]:
     if kind == "sustainability report":
         w = who or "the company"
         return [f"What were {_pos(w)} Scope 1 emissions{_when(d)}?", f"What are {_pos(w)} climate targets?"]
-    if not who:
-        return [f"What is {d.title} about?"] if d.title else []
+    if not who:  # a document without an issuer: its title's short name ("Paper Plain"), or its first words
+        name = shorten((d.title or "").split(":")[0].strip(), 40).rstrip("…").strip()
+        return [f"What is {name} about?"] if name else []
     bank = bool(BANK.search(d.company or ""))
     measure = "net interest income" if bank else "total revenue"
     if kind == "8-K":

@@ -211,7 +211,8 @@ def _doc_type(t: _Texts) -> str:
         return named
     if _SUSTAINABILITY.search(flat + " " + pm_all):
         return "sustainability report"
-    if re.search(r"\babstract\b", flat[:6000]) \
+    # a paper's front matter: an abstract, or the ACM / IEEE marks that stand for one (ACM's format has no heading)
+    if re.search(r"\babstract\b|\bacm reference format\b|\bccs concepts\b|\bindex terms\b", flat[:6000]) \
             and (re.search(r"\b(introduction|references|arxiv|proceedings|et al\.)", flat)):
         return "research paper"
     if _ANNUAL.search(flat[:8000]) or _ANNUAL.search(pm_all):

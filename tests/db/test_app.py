@@ -95,7 +95,7 @@ def test_debug_page_appears_in_developer_mode(app, clean_store, embedder, tmp_pa
     assert "document" in div["before"] and "page" in div["after"] and "set aside" in div["what it did"]
     assert {"Distinct documents", "Distinct pages", "Near-duplicates set aside"} <= {m.label for m in app.metric}
     # documents by their readable names, the file only as a detail
-    corpus = next(f for f in frames if "OCR pages" in f.columns)
+    corpus = next(t.value for t in app.table if "OCR pages" in t.value.columns)  # static: fits the page
     assert "Acme Widgets 10-K FY2022" in set(corpus["document"]) and "file" in corpus.columns
     # the project's own report is said to be the project's; the user's own questions have their table
     assert "The project's own evaluation (not your library)" in heads
@@ -110,7 +110,7 @@ def test_debug_page_appears_in_developer_mode(app, clean_store, embedder, tmp_pa
     rep = run_eval(clean_store, embedder, tmp_path / "q.jsonl", k=5)
     app.session_state["own_eval"] = {**rep, "own_questions": {own[0]["id"]: own[0]["question"]}}
     app.run()
-    per = next(f.value for f in app.dataframe if "page found" in f.value.columns)
+    per = next(t.value for t in app.table if "page found" in t.value.columns)
     assert list(per["question"]) == ["What were Acme Widgets' net sales in 2022?"]
     assert per["document found"][0] == "✓" and "Acme Widgets 10-K FY2022" in per["first passage"][0]
     # a reload (a new session, its state empty; the URL keeps ?dev=1): the Debug page is found, the switch is on,
@@ -144,7 +144,7 @@ def test_demo_walks_through_the_pipeline(app):
     assert app.session_state["demo_step"] == 7
     assert any("Numbers verified" == m.label for m in app.metric)
     assert not app.get("json")  # every step readable without JSON
-    shown = " ".join(str(v) for f in app.dataframe for v in f.value.to_numpy().ravel())
+    shown = " ".join(str(v) for f in [*app.dataframe, *app.table] for v in f.value.to_numpy().ravel())
     assert "Acme Widgets 10-K FY2022" in shown and ".pdf" not in shown  # passages by name, not by file
     app.text_input[0].set_value("   ").run()  # a blank question: refused, and no earlier question's steps under it
     next(b for b in app.button if b.label == "Run").click().run()

@@ -97,3 +97,17 @@ def test_a_paper_is_named_by_its_titles_short_name_else_its_first_author():
         ["What is PaperMage about?", "What are the main findings of PaperMage?"]
     assert questions_for(paper("A ubiquitous GC content signature underlies multimodal transcriptional regulation",
                                ["Ada Lovelace", "Alan Turing"]))[1] == "What data do Lovelace et al. use?"
+
+
+def test_a_document_without_an_issuer_is_named_by_its_titles_short_name():
+    """Issue 36's fourth walkthrough: a paper read as "other" was offered as "What is Paper Plain: Making Medical
+    Research Papers Approachable to Healthcare Consumers with Natural Language Processing about?"."""
+    from rag.answer.suggest import questions_for
+    from rag.records import DocumentMeta
+
+    d = DocumentMeta(document_id=1, file_name="p.pdf", doc_type="other", title="Paper Plain: Making Medical Research "
+                     "Papers Approachable to Healthcare Consumers with Natural Language Processing")
+    assert questions_for(d) == ["What is Paper Plain about?"]
+    long = DocumentMeta(document_id=2, file_name="q.pdf", doc_type="other",
+                        title="Guidelines for the responsible handling of personal data in municipal archives")
+    assert len(questions_for(long)[0]) <= 60

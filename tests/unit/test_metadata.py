@@ -194,3 +194,12 @@ def test_a_slogan_is_not_a_title():
     assert slogan("ENERGY.") and slogan("Progress") and slogan("2023")
     assert not slogan("Annual Financial Report 2023") and not slogan("LongEval: Guidelines")
     assert REPORT_TITLE.search("ANNUAL FINANCIAL REPORT 2023").group(0) == "ANNUAL FINANCIAL REPORT 2023"
+
+
+def test_a_paper_in_acm_format_has_no_abstract_heading_but_is_a_paper():
+    """ACM's format prints "ACM Reference Format" and "CCS Concepts" where other formats print "Abstract"."""
+    page = ("Paper Plain: Making Medical Research Papers Approachable\nTAL AUGUST, University of Washington, USA\n"
+            "When seeking information, healthcare consumers may turn to the research literature.\n"
+            "CCS Concepts: • Human-centered computing → Empirical studies.\nACM Reference Format:\nTal August. 2022.\n"
+            "1 INTRODUCTION\n")
+    assert metadata.detect([page], {}, "p.pdf").doc_type == "research paper"
