@@ -260,12 +260,23 @@ def latencies(store, settings, qs: list[str], embedder, before_fn: str | None = 
     return row
 
 
-def old_function(store, path: Path, name: str = "match_chunks_before", fn: str = "match_chunks") -> str:
-    """The function `fn` of an earlier migration, created beside the current one as `name`, so that both are timed
-    in the same run on the same store."""
+SQUASH_BASE = "2d958d9a94175eb75ab7ac14e8461bbbe5be2900"  # sql/ before issue 37 squashed its 89 migrations
+
+
+def history_sql(name: str, commit: str = SQUASH_BASE) -> str:
+    """An earlier migration's text, from git (`git show COMMIT:sql/NAME`): history belongs there."""
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:sql/{name}"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def old_function(store, migration: str, name: str = "match_chunks_before", fn: str = "match_chunks") -> str:
+    """The function `fn` of an earlier migration (its file name before the squash, read from git), created beside the
+    current one as `name`, so that both are timed in the same run on the same store."""
     import re
 
-    text = path.read_text()
+    text = history_sql(migration)
     body = text[text.index(f"create or replace function {fn}("):text.index("$$;") + 3]
     body = re.sub(rf"function {fn}\(", f"function {name}(", body, count=1)
     with store.transport.connection() as conn:
@@ -349,8 +360,8 @@ def main() -> None:
     ap.add_argument("--recall-queries", type=int, default=20)
     ap.add_argument("--before-queries", type=int, default=10)
     ap.add_argument("--skip-build", action="store_true", help="keep the HNSW index already built")
-    ap.add_argument("--before", type=Path, default=ROOT / "sql/056_fn_match_chunks_exact_small.sql",
-                    help="the migration whose match_chunks is the baseline, timed in the same run")
+    ap.add_argument("--before", default="056_fn_match_chunks_exact_small.sql",
+                    help="the migration (before the squash, read from git) whose match_chunks is the baseline")
     ap.add_argument("--out", default=str(ROOT / "bench/results/scale.json"))
     args = ap.parse_args()
     from rag.embed import Embedder
@@ -377,27 +388,27 @@ def main() -> None:
     qs = questions(args.queries)
     qvecs = np.stack([embedder.encode_query(q) for q in qs[:args.recall_queries]])
     set_ef(store, 200)
-    out["before"] = {"function": args.before.name, "ef_search": 200,
+    out["before"] = {"function": args.before, "ef_search": 200,
                      **time_old(store, qs[:args.before_queries], embedder, old_function(store, args.before))}
     print("before:", out["before"], flush=True)
     out["before_068"] = {"function": "063_fn_match_chunks_pool_by_id.sql", "ef_search": 200,
                          **time_as_app(store, qs[:args.before_queries], embedder,
-                                       old_function(store, ROOT / "sql/063_fn_match_chunks_pool_by_id.sql",
+                                       old_function(store, "063_fn_match_chunks_pool_by_id.sql",
                                                     "match_chunks_063"))}
     print("as the app's role, the full-text match on chunks.fts (063, before sql/068):", out["before_068"], flush=True)
     out["before_071"] = {"function": "068_fn_match_chunks_lexemes.sql", "ef_search": 200,
                          **time_as_app(store, qs[:args.before_queries * 3], embedder,
-                                       old_function(store, ROOT / "sql/068_fn_match_chunks_lexemes.sql",
+                                       old_function(store, "068_fn_match_chunks_lexemes.sql",
                                                     "match_chunks_068"))}
     print("as the app's role, the full-text match on chunk_lexemes (068, before sql/071):", out["before_071"],
           flush=True)
     out["terms_missing"] = time_terms_missing(store, [
-        old_function(store, ROOT / "sql/069_fn_terms_missing_lexemes.sql", "terms_missing_069", "terms_missing"),
+        old_function(store, "069_fn_terms_missing_lexemes.sql", "terms_missing_069", "terms_missing"),
         "terms_missing"])
     print("terms_missing as the app's role, 069 (chunk_lexemes) against 072 (chunk_postings):",
           out["terms_missing"], flush=True)
     out["runs"] = []
-    before_074 = old_function(store, ROOT / "sql/071_fn_match_chunks_postings.sql", "match_chunks_071")
+    before_074 = old_function(store, "071_fn_match_chunks_postings.sql", "match_chunks_071")
     for ef in [int(x) for x in args.ef.split(",")]:
         set_ef(store, ef)
         with store.transport.connection() as conn:  # the earlier function at the same ef_search

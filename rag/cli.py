@@ -47,6 +47,11 @@ def _pdfs(paths: list[str]) -> list[Path]:
 
 
 def cmd_migrate(args) -> int:
+    if args.print:
+        from rag.store.migrations import script
+
+        sys.stdout.write(script())
+        return 0
     settings = _settings(args)
     from rag.store import open_store
 
@@ -520,7 +525,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("migrate", help="apply sql/ migrations").set_defaults(fn=cmd_migrate)
+    mig = sub.add_parser("migrate", help="apply sql/ migrations (sql/README.md)")
+    mig.add_argument("--print", action="store_true",
+                     help="print the whole schema as one SQL script for a blank database (a SQL editor) and exit")
+    mig.set_defaults(fn=cmd_migrate)
 
     s = sub.add_parser("ingest", help="ingest PDF files or folders")
     s.add_argument("paths", nargs="+")

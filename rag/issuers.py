@@ -213,7 +213,7 @@ _BUILT: dict[tuple, Issuers] = {}
 
 def issuers_of(store: Any, docs: list[Any]) -> Issuers:
     """The issuers of these documents (their keys and display names) with the names their filings give them. A
-    store without the names (a transport or database without sql/042) still gives each key and display name."""
+    store without the names (a transport or database without sql/functions/issuer_names.sql) still gives each key and display name."""
     shown = display_names(docs)
     try:
         named = {i.key: i for i in store.issuer_names()}

@@ -212,7 +212,7 @@ async def _work(settings: Settings, name: str, wait: bool) -> None:
                                        stalled_worker_timeout=settings.jobs.stalled_after_s,
                                        fetch_job_polling_interval=settings.jobs.poll_s,
                                        install_signal_handlers=True, delete_jobs="successful",
-                                       listen_notify=False)  # polls: no notification is trusted (sql/087)
+                                       listen_notify=False)  # polls: no notification is trusted (sql/migrations/002_job_queue_procrastinate.sql)
         finally:
             stop.set()
             await sweeper

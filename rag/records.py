@@ -288,7 +288,7 @@ class TableRow:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """A table as a record, read once at ingestion (rag/ingest/facts.py) and stored with its document (sql/082):
+    """A table as a record, read once at ingestion (rag/ingest/facts.py) and stored with its document (sql/migrations/001_baseline.sql (doc_tables)):
     a title, the unit and scale its header or caption states, its columns (with their periods) and its rows (with
     their label paths and cells). Every table fact derives from one of these."""
     title: str

@@ -9,7 +9,7 @@
    scope analysis and qualify). What runs is sqlglot's regeneration of the checked tree, and it must parse back to
    itself.
 2. The database (`run_readonly`): the SQL runs on a connection that logs in as a reader role (rag/store/reader.py,
-   sql/033): not a superuser, member of no privileged role, granted SELECT on the views and the columns they show,
+   sql/functions/configure_reader_role.sql): not a superuser, member of no privileged role, granted SELECT on the views and the columns they show,
    under row-level security by workspace, in a READ ONLY transaction with a statement timeout, work_mem and
    temp_file_limit of its own; the connection is reset (DISCARD ALL) before reuse.
 
@@ -37,7 +37,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from rag.errors import RagError
 
-# The reader views and their columns (sql/026): the only relations a structured question may name.
+# The reader views and their columns (sql/views): the only relations a structured question may name.
 VIEWS: dict[str, dict[str, str]] = {
     "v_documents": {c: "text" for c in ("document_id", "file_name", "title", "company", "fiscal_year",
                                         "fiscal_period", "doc_type", "published_date", "uploaded_at", "page_count",

@@ -853,7 +853,7 @@ def facts_by_chunk(facts: list[TableFact]) -> dict[int, list[dict]]:
 
 def rebuild(store, documents=None, progress=None, reread: bool = False) -> dict[str, int]:
     """Every stored document's table facts derived again from its stored tables (after the derivation changes), or,
-    with `reread` or for a document stored before tables were (sql/082), its tables read again from its chunks'
+    with `reread` or for a document stored before tables were (sql/migrations/001_baseline.sql (doc_tables)), its tables read again from its chunks'
     rows first (after the table reader improves). Each document's tables and facts are replaced in one
     transaction."""
     from types import SimpleNamespace

@@ -18,7 +18,7 @@ _APPENDIX_LETTER = re.compile(r"^[A-H](\.\d{1,2})*\.?\s+[A-Z][a-z]")
 _STICKY = {"$", "€", "£", "(", ")", "%", ")%"}
 # What a PDF's text layer carries that no reader should see: control characters (C0 but tab and line ends, DEL,
 # C1; a BEL drawn as a bullet shows as a box) and invisible format characters (zero-width space, word joiner,
-# byte-order mark). Line and form feeds inside a span become spaces. sql/090 cleans stored text the same way.
+# byte-order mark). Line and form feeds inside a span become spaces. Text stored before issue 36 was cleaned the same way (migration 090, now squashed into the baseline).
 _INVISIBLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u2060\ufeff]")
 _BREAKS = re.compile("[\x0a-\x0d]")
 _SOFT_HYPHEN_END = re.compile("\u00ad\\s*$")

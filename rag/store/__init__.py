@@ -39,8 +39,8 @@ class Store:
     def migrate(self) -> list[str]:
         if not isinstance(self.transport, PostgresTransport):
             raise StoreError(
-                "migrations need a direct connection: apply sql/*.sql to the Supabase project "
-                "(README, 'Supabase'), or run `DATABASE_URL=<its connection string> python -m rag migrate`"
+                "migrations need a direct connection: run `DATABASE_URL=<its connection string> python -m rag migrate`, "
+                "or paste the output of `python -m rag migrate --print` into the project's SQL editor (sql/README.md)"
             )
         with self.transport.connection() as conn:
             applied = migrations.migrate(conn)
@@ -125,7 +125,7 @@ class Store:
         return [DocumentMeta.from_row(r) for r in self.rpc("list_documents")]
 
     def issuer_names(self) -> list[Issuer]:
-        """Every issuer with the names its documents give it (sql/042)."""
+        """Every issuer with the names its documents give it (sql/functions/issuer_names.sql)."""
         return [Issuer(r["company_key"], r["company"] or r["company_key"], list(r["names"] or []))
                 for r in self.rpc("issuer_names")]
 
@@ -158,7 +158,7 @@ class Store:
 
     def match_facts(self, query: str = "", document_ids=None, chunk_ids=None, fiscal_years=None,
                     match_count: int = 50) -> list[Fact]:
-        """Table facts whose label or table title matches a word of the query (sql/045), of these documents,
+        """Table facts whose label or table title matches a word of the query (sql/functions/match_facts.sql), of these documents,
         chunks or fiscal years; an empty query gives every fact of the documents or chunks."""
         rows = self.rpc("match_facts", {
             "p_query": query or "", "p_document_ids": [int(i) for i in document_ids] if document_ids else None,
@@ -168,27 +168,27 @@ class Store:
         return [Fact.from_row(r) for r in rows]
 
     def replace_document_facts(self, document_id: int, facts: list[dict]) -> int:
-        """A document's facts read again: the old ones replaced in one transaction (sql/046)."""
+        """A document's facts read again: the old ones replaced in one transaction (sql/functions/replace_document_facts.sql)."""
         return int(self.rpc("replace_document_facts", {"p_document_id": int(document_id), "p_facts": facts}) or 0)
 
     def replace_document_tables(self, document_id: int, tables: list[dict], facts: list[dict]) -> int:
         """A document's tables and the facts derived from them read again, the old ones replaced in one transaction
-        (sql/084); returns the number of facts written."""
+        (sql/functions/document_tables.sql); returns the number of facts written."""
         return int(self.rpc("replace_document_tables", {"p_document_id": int(document_id), "p_tables": tables,
                                                         "p_facts": facts}) or 0)
 
     def tables_of_chunks(self, chunk_ids: list[int]) -> list[Table]:
-        """The tables with a row in any of these chunks (a citation's table), parsed (sql/084)."""
+        """The tables with a row in any of these chunks (a citation's table), parsed (sql/functions/document_tables.sql)."""
         if not chunk_ids:
             return []
         return [Table.from_row(r) for r in self.rpc("tables_of_chunks", {"p_chunk_ids": [int(i) for i in chunk_ids]})]
 
     def document_tables(self, document_id: int) -> list[Table]:
-        """Every table of a document as read at ingestion, in order (sql/084)."""
+        """Every table of a document as read at ingestion, in order (sql/functions/document_tables.sql)."""
         return [Table.from_row(r) for r in self.rpc("document_tables", {"p_document_id": int(document_id)})]
 
     def chunks_by_id(self, chunk_ids: list[int]) -> list[Hit]:
-        """Chunks by id with their document's metadata (sql/047)."""
+        """Chunks by id with their document's metadata (sql/functions/chunks_by_id.sql)."""
         return [Hit.from_row(r) for r in self.rpc("chunks_by_id", {"p_ids": [int(i) for i in chunk_ids]})]
 
     def document_chunks(self, document_id: int) -> list[dict]:
@@ -212,7 +212,7 @@ class Store:
                                          "p_chunk_ids": [int(c) for c in chunk_ids], "p_rating": int(rating),
                                          "p_comment": comment})
 
-    # -- conversations (sql/054): the caller's workspace's, under row-level security ---------------
+    # -- conversations (sql/functions/*_conversation*.sql): the caller's workspace's, under row-level security ---------------
     def create_conversation(self, title: str | None = None) -> int:
         return int(self.rpc("create_conversation", {"p_title": title}))
 

@@ -1,9 +1,9 @@
 """The connection that runs structured questions: it LOGS IN as a reader role, never as the owner.
 
-A reader role (sql/033) is not a superuser, may not create roles or databases, does not bypass row-level security
+A reader role (sql/functions/configure_reader_role.sql) is not a superuser, may not create roles or databases, does not bypass row-level security
 and is a member of the unprivileged group rag_reader only, so no SQL text can make the session anything stronger:
 SET ROLE and set_config('role', …) reach only roles the login role belongs to. The role's workspace comes from
-reader_roles by session_user (sql/034), which SQL text cannot change either.
+reader_roles by session_user (sql/functions/current_workspace.sql), which SQL text cannot change either.
 
 Connections are pooled apart from the owner's and reset with DISCARD ALL before they go back to the pool: a
 setting, a temporary object, a prepared statement or a session advisory lock taken by one question never
@@ -109,7 +109,7 @@ class ReaderPool:
         problems = privilege_problems(row or {})
         if problems:
             raise StoreError(f"structured questions refused: the reader login {row['rolname']!r} is not a reader "
-                             f"({'; '.join(problems)}); point RAG_DB__READER_URL at a reader role (sql/033)")
+                             f"({'; '.join(problems)}); point RAG_DB__READER_URL at a reader role (sql/functions/configure_reader_role.sql)")
 
     @staticmethod
     def _check_settings(conn: psycopg.Connection) -> None:

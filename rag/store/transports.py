@@ -92,7 +92,7 @@ class PostgresTransport:
         self.app_role: str | None = None  # set by use_app_role() once the migrations made it
 
     def use_app_role(self) -> str | None:
-        """Run the app's calls as rag_app (sql/041), under row-level security, when the role exists and this login
+        """Run the app's calls as rag_app (sql/policies), under row-level security, when the role exists and this login
         may take it; else as the login itself (a store not migrated yet, or a role that cannot create roles)."""
         with self._pool.connection() as conn:
             ok = conn.execute("select case when exists (select 1 from pg_roles where rolname = 'rag_app') "

@@ -1,5 +1,5 @@
 """Issuers by every name their filings give them, on the real embedded store (issue 12): names collected at
-ingestion (sql/042 issuer_names), a question naming the issuer by its ticker or short name, a 52/53-week year,
+ingestion (sql/functions/issuer_names.sql), a question naming the issuer by its ticker or short name, a 52/53-week year,
 and a coverage check that never refuses a period, a form or an abbreviation."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""match_chunks above 30,000 chunks (sql/059): the HNSW index serves the semantic side, the library's size comes from
+"""match_chunks above 30,000 chunks (sql/functions/match_chunks.sql): the HNSW index serves the semantic side, the library's size comes from
 the planner's estimate, and the full-text side matches the rarest terms first within its budget. A real embedded
 store filled by SQL with 32,000 chunks (random unit vectors; texts where a few words are everywhere)."""
 
@@ -71,7 +71,7 @@ def _fts_plan(conn) -> str:
 
 
 def test_the_full_text_match_stays_behind_row_level_security(big):
-    # sql/065 undid 061: with the match LEAKPROOF the GIN index ran it on other workspaces' rows before the policy,
+    # sql/functions/match_chunks.sql: with the match LEAKPROOF the GIN index ran it on other workspaces' rows before the policy,
     # and a team could time, count (EXPLAIN ANALYZE) or provoke errors over another team's words. The app's role reads
     # the table with the policy first, even when sequential scans are discouraged.
     with big.transport.connection() as conn:
@@ -88,7 +88,7 @@ def test_the_full_text_match_stays_behind_row_level_security(big):
 
 
 def test_terms_missing_finds_terms_phrases_and_respects_the_document_list(big):
-    # sql/064 (each term's query computed first, as a value): a phrase, a stopword, a document list, an empty list
+    # sql/functions/terms_missing.sql (each term's query computed first, as a value): a phrase, a stopword, a document list, an empty list
     doc = big.list_documents()[0].document_id
     assert big.terms_missing(["zebracorn", "DocVQA", "segment 5", "Segment 96 revenue", "the"], None) == [
         "DocVQA", "Segment 96 revenue"]
@@ -116,7 +116,7 @@ def _owner_and_app(store, vec: str, question: str) -> tuple[list, list]:
 
 @pytest.mark.parametrize("question", ["zebracorn revenue growth margin", "segment 5 zebracorn", "qwxzv"])
 def test_the_app_role_matches_on_chunk_lexemes_with_the_owners_results(big, question):
-    # sql/068: under row-level security the match reads chunk_lexemes (no TOAST fetch per row) and checks the ids it
+    # sql/functions/match_chunks.sql: under row-level security the match reads chunk_lexemes (no TOAST fetch per row) and checks the ids it
     # finds on chunks.fts; the owner keeps the GIN path. The same chunks come back either way.
     owner, app = _owner_and_app(big, _lit(big, 42), question)
     assert app == owner
@@ -162,7 +162,7 @@ def test_phrases_are_widened_on_the_lexemes_and_narrowed_again(phrases, question
 @pytest.mark.parametrize("terms", [["alpha beta"], ["beta alpha"], ["gamma alpha"], ["alpha"], ["delta"],
                                    ["alpha delta"], ["beta gamma alpha", "alpha beta gamma"]])
 def test_terms_missing_on_the_lexemes_agrees_with_the_owners_path(phrases, terms):
-    # sql/069: under row-level security each term is looked for in chunk_lexemes (no TOAST fetch per row); a phrase
+    # sql/functions/terms_missing.sql: under row-level security each term is looked for in chunk_lexemes (no TOAST fetch per row); a phrase
     # as all its words, then checked on chunks.fts until a chunk holds it. The owner keeps the GIN path: both answer
     # alike ('alpha beta' is adjacent in the even chunks, 'beta alpha' in none, 'gamma alpha' in the odd ones)
     sql = "select term from terms_missing(%s, null)"
@@ -204,7 +204,7 @@ def _as_team(store, team: str, sql: str, params=()) -> list:
 
 
 def test_the_postings_lookup_stays_in_the_callers_workspace(big, team_doc):
-    # sql/070: under row-level security the lookup is an index scan whose condition holds the policy's workspaces
+    # sql/functions/chunk_postings_after_insert.sql: under row-level security the lookup is an index scan whose condition holds the policy's workspaces
     # with the lexeme (both leakproof equalities): a team never reads another team's postings, found or not
     sql = "select document_id from chunk_postings where lexeme = any(array['quokkalin'])"
     plan = "\n".join(r[0] for r in _as_team(big, "team-b", "explain " + sql))
@@ -215,7 +215,7 @@ def test_the_postings_lookup_stays_in_the_callers_workspace(big, team_doc):
 
 
 def test_at_scale_the_app_role_finds_its_own_teams_words_and_never_anothers(big, team_doc):
-    # sql/071 and 072 at more than 30,000 chunks, as the app's role: the full-text candidates and the coverage check
+    # match_chunks and terms_missing at more than 30,000 chunks, as the app's role: the full-text candidates and the coverage check
     # come from the postings of the caller's workspace and the shared one
     match = ("select document_id, full_text_rank from match_chunks(%s::vector, 'quokkaline revenue', 10, 50) "
              "where document_id = %s")
@@ -234,7 +234,7 @@ def test_at_scale_the_app_role_finds_its_own_teams_words_and_never_anothers(big,
 
 
 def test_when_even_the_rarest_term_is_everywhere_the_latest_uploads_are_ranked(big):
-    # sql/074: 'revenue' and 'growth' are in all 32,000 chunks of the library's first document, more than the 5,000
+    # sql/functions/match_chunks.sql: 'revenue' and 'growth' are in all 32,000 chunks of the library's first document, more than the 5,000
     # candidates the postings give. They are taken from the most recently added documents first, so a filing added
     # today is ranked (071 took the first found in the index: the oldest document's, and never reached the new one).
     with big.transport.connection() as conn:

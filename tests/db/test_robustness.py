@@ -244,7 +244,7 @@ def _at_once_without_retries(caplog, step, threads: int = 6, rounds: int = 4) ->
 
 
 def test_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store, caplog):
-    # sql/078: an ingestion and a delete of the same company's documents lock those documents first, in id order;
+    # sql/functions/documents_lock_company.sql: an ingestion and a delete of the same company's documents lock those documents first, in id order;
     # before, a delete (document, then term statistics) and an ingestion (term statistics, then the document, through
     # the relations' foreign key) deadlocked (28 of 61 calls in an attack with 8 threads). Nothing may need a retry.
     rng = np.random.default_rng(7)
@@ -260,7 +260,7 @@ def test_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store,
 
 
 def test_metadata_edits_ingests_and_deletes_of_one_company_at_once_do_not_deadlock(clean_store, caplog):
-    # sql/079: update_document_metadata takes 078's locks too (the documents of the old and the new company in the
+    # sql/functions/update_document_metadata.sql: update_document_metadata takes 078's locks too (the documents of the old and the new company in the
     # writer's workspace, by id) before it writes, so an edit of a filing's company or year never deadlocks with an
     # ingestion or a delete of the same company. Nothing may need a retry.
     rng = np.random.default_rng(11)
@@ -292,7 +292,7 @@ def _as_team(conn, workspace: str = "team-a") -> None:
 
 
 def test_an_edit_whose_filing_moved_meanwhile_takes_its_locks_again_with_none_held(clean_store):
-    # sql/081: E2 moves d from acme to beta and holds it; E1 (a year edit of d, read as acme) waits on d; E3 (moving
+    # sql/functions/update_document_metadata.sql: E2 moves d from acme to beta and holds it; E1 (a year edit of d, read as acme) waits on d; E3 (moving
     # b1 to acme) waits on b1. When E2 commits, E1 finds d moved: under 079 it kept d and a3 while it went for b1,
     # which E3 held while it waited for d (a deadlock, 2 runs in 4 of an independent review's test). Now E1 gives
     # its locks back before it takes them again. Raw connections: no retry hides a deadlock.

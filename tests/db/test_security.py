@@ -1,5 +1,5 @@
 """Supabase's roles on the embedded Postgres: what anon, authenticated and service_role may and may not do,
-and per-workspace isolation (sql/031, sql/032)."""
+and per-workspace isolation (sql/functions/current_workspace.sql, sql/policies)."""
 
 import psycopg
 import pytest
@@ -37,6 +37,17 @@ def test_no_security_definer_and_fixed_search_path(store):
     assert not [name for name, _, cfg in rows if not cfg or not any(c.startswith("search_path=") for c in cfg)]
 
 
+def test_no_function_of_ours_runs_for_public(store):
+    """Every function file revokes PUBLIC's EXECUTE (Postgres grants it by default) and grants it to named roles."""
+    with store.transport.connection() as conn:
+        rows = conn.execute("""select p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+                               where n.nspname = 'public' and p.prokind = 'f'
+                                 and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+                                 and (p.proacl is null or exists (select 1 from aclexplode(p.proacl) a
+                                                                  where a.grantee = 0))""").fetchall()
+    assert not rows, rows
+
+
 def test_anon_reads_shared_documents_only_and_cannot_write(two_workspaces):
     s = two_workspaces
     names = {r[1] for r in _as(s, "anon", "select * from list_documents()")}
@@ -49,7 +60,7 @@ def test_anon_reads_shared_documents_only_and_cannot_write(two_workspaces):
                 "select feedback_stats()", "select * from result_share(10)"):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             _as(s, "anon", sql)
-    # the original PDFs: only those of the documents anon may see (the cited page, sql/038)
+    # the original PDFs: only those of the documents anon may see (the cited page, sql/policies/document_files.sql)
     files = {r[0] for r in _as(s, "anon", "select d.file_name from document_files f join documents d "
                                           "on d.id = f.document_id")}
     assert files <= {"paper.pdf"}
@@ -88,7 +99,7 @@ def test_new_documents_take_the_callers_workspace(clean_store):
 
 
 def test_chunk_lexemes_follow_the_chunks_and_their_policies(two_workspaces):
-    # sql/067: the narrow copy of the chunks' lexemes that match_chunks reads under row-level security (068) is kept
+    # sql/functions/chunk_lexemes_after_insert.sql: the narrow copy of the chunks' lexemes that match_chunks reads under row-level security (068) is kept
     # by a trigger, deleted with its chunks, and shown to each role exactly as the chunks are
     s = two_workspaces
     with s.transport.connection() as conn:
@@ -116,7 +127,7 @@ def test_chunk_lexemes_follow_the_chunks_and_their_policies(two_workspaces):
 
 
 def test_chunk_postings_follow_the_chunks_and_their_workspace(two_workspaces):
-    # sql/070: the inverted index that match_chunks and terms_missing use under row-level security at scale (071,
+    # sql/functions/chunk_postings_after_insert.sql: the inverted index that match_chunks and terms_missing use under row-level security at scale (071,
     # 072) holds exactly the chunks' lexemes, under the document's workspace (rewritten when the owner moves a
     # document, as the fixture did), and each role reads only the shared postings and its own workspace's
     s = two_workspaces
@@ -156,7 +167,7 @@ def test_chunk_postings_follow_the_chunks_and_their_workspace(two_workspaces):
 
 
 def test_a_document_moved_while_its_chunks_are_written_keeps_its_postings_whole(two_workspaces):
-    # sql/070: the chunks' trigger holds the document until the transaction ends, so the owner's move waits and then
+    # sql/functions/chunk_postings_after_insert.sql: the chunks' trigger holds the document until the transaction ends, so the owner's move waits and then
     # rewrites the postings from every committed chunk (an attack found a posting left behind in the old workspace)
     s = two_workspaces
     with s.transport.connection() as conn:
@@ -178,7 +189,7 @@ def test_a_document_moved_while_its_chunks_are_written_keeps_its_postings_whole(
 
 
 def test_term_stats_and_postings_lookups_read_only_the_callers_workspaces(two_workspaces):
-    # sql/073 and 070: the read policies are one equality on the row's workspace, and every index starts with the
+    # sql/policies/term_stats.sql and chunk_postings.sql: the read policies are one equality on the row's workspace, and every index starts with the
     # workspace, so a lookup by lexeme or by document takes the policy as its index condition: it reads nothing of
     # another team's, whether the word or the document exists there or not (an attack saw the buffers differ)
     s = two_workspaces
@@ -203,7 +214,7 @@ def test_term_stats_and_postings_lookups_read_only_the_callers_workspaces(two_wo
 
 
 def test_a_move_in_an_older_snapshot_is_refused_and_estimates_show_no_other_teams_words(two_workspaces):
-    # sql/070: a move rewrites the postings from the chunks committed when it runs, so a REPEATABLE READ move
+    # sql/functions/chunk_postings_after_insert.sql: a move rewrites the postings from the chunks committed when it runs, so a REPEATABLE READ move
     # (whose snapshot may predate a chunk insert it waited for) is refused; and no statistics are kept on the
     # postings' or the vocabulary's key columns, so a plain EXPLAIN estimates a team-a word like a word nobody has
     s = two_workspaces
@@ -224,7 +235,7 @@ def test_a_move_in_an_older_snapshot_is_refused_and_estimates_show_no_other_team
 
 
 def test_a_metadata_edit_locks_only_the_callers_own_documents(two_workspaces):
-    # sql/079: update_document_metadata locks the documents of the filing's company before it writes; a team's edit,
+    # sql/functions/update_document_metadata.sql: update_document_metadata locks the documents of the filing's company before it writes; a team's edit,
     # held open, never locks a shared document or another team's, and a team cannot edit (or lock) either
     s = two_workspaces
     with s.transport.connection() as conn:

@@ -465,7 +465,7 @@ def test_the_readers_own_defaults_never_change_what_a_value_means(store, setting
 
 
 def test_a_conversation_is_seen_only_by_its_workspace(clean_store, settings):
-    """Conversations (sql/054) under row-level security: another team can neither list, read, extend nor delete
+    """Conversations (sql/functions/*_conversation*.sql) under row-level security: another team can neither list, read, extend nor delete
     one; the app's own workspace sees its own only."""
     from rag.store import open_store
 

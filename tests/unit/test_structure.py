@@ -1,8 +1,10 @@
-"""The shape of the code a newcomer reads: no import cycles in rag/, no function over 60 lines, types checked."""
+"""The shape of the code a newcomer reads: no import cycles in rag/, no function over 60 lines, types checked, each SQL
+function defined in one file."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +147,43 @@ def test_no_test_imports_the_name_tests():
            for i, line in enumerate(p.read_text().splitlines(), 1)
            if line.lstrip().startswith(("from tests.", "import tests."))]
     assert not bad, bad
+
+
+SQL = RAG.parent / "sql"
+_CREATE_FUNCTION = re.compile(r"^\s*create\s+(?:or\s+replace\s+)?function\s+(?:public\.)?(\w+)\s*\(", re.I | re.M)
+
+
+def sql_functions() -> dict[str, set[str]]:
+    """Function name → the sql/ files that define it."""
+    found: dict[str, set[str]] = {}
+    for p in SQL.rglob("*.sql"):
+        for name in _CREATE_FUNCTION.findall(p.read_text()):
+            found.setdefault(name.lower(), set()).add(str(p.relative_to(SQL)))
+    return found
+
+
+def test_no_sql_function_is_defined_in_two_files():
+    """Issue 37: the current definition of a function is in one file (sql/README.md)."""
+    twice = {n: sorted(f) for n, f in sql_functions().items() if len(f) > 1}
+    assert not twice, twice
+
+
+def test_each_function_file_defines_its_own_name_with_a_fixed_search_path():
+    for p in sorted((SQL / "functions").glob("*.sql")):
+        text = p.read_text()
+        names = {n.lower() for n in _CREATE_FUNCTION.findall(text)}
+        assert names == {p.stem}, (p.name, names)
+        heads = text.lower().split("create or replace function")[1:]
+        assert all("set search_path" in h.split(" as $")[0] for h in heads), f"{p.name}: set search_path"
+        code = "\n".join(line for line in text.lower().splitlines() if not line.lstrip().startswith("--"))
+        assert "security definer" not in code, p.name
+        assert f"revoke all on function public.{p.stem}(" in text.lower(), f"{p.name}: revoke from PUBLIC"
+
+
+def test_the_checks_above_see_a_function_defined_twice(tmp_path, monkeypatch):
+    (tmp_path / "functions").mkdir()
+    (tmp_path / "migrations").mkdir()
+    (tmp_path / "functions" / "f.sql").write_text("-- f\ncreate or replace function f() returns int as $$ 1 $$;\n")
+    (tmp_path / "migrations" / "003_x.sql").write_text("-- x\nCREATE FUNCTION public.f() RETURNS int AS $$ 2 $$;\n")
+    monkeypatch.setattr(sys.modules[__name__], "SQL", tmp_path)
+    assert sql_functions() == {"f": {"functions/f.sql", "migrations/003_x.sql"}}

@@ -1,2 +1,0 @@
--- pgvector for embeddings; full-text search is built in.
-create extension if not exists vector;
