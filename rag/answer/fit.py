@@ -12,7 +12,7 @@ Fit combines
 
 A narrative question's lead is the sentence closest in meaning to the whole question. Below the floors nothing leads,
 and the answer says "Insufficient data" with what the documents do say nearby. The weights and floors are fitted on
-the tuning part of `bench/questions/broad_*.jsonl` (README), never on its held-back part."""
+the tuning part of `bench/questions/broad_*.jsonl` (docs/benchmarks.md), never on its held-back part."""
 
 from __future__ import annotations
 

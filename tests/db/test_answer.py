@@ -169,10 +169,11 @@ def test_the_response_format_is_detected_once_per_server_not_once_per_process(tm
     assert json.loads(saved.read_text()) == {f"{fake.base_url} {cfg.model}": "json_object"}
 
 
-def test_the_readme_and_the_defaults_agree_on_tool_calls():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_docs_and_the_defaults_agree_on_tool_calls():
+    docs = Path(__file__).resolve().parents[2] / "docs"
     assert Settings().llm.tools is False
-    assert "(`RAG_LLM__TOOLS=false`, the default)" in readme and "multi-step tool calls (default off" in readme
+    assert "(`RAG_LLM__TOOLS=false`, the default)" in (docs / "answers.md").read_text()
+    assert "multi-step tool calls (default off" in (docs / "configuration.md").read_text()
 
 
 def test_llm_inventions_are_caught(acme, embedder):

@@ -98,7 +98,7 @@ def lakeside(clean_store, ingest, pdfs):
 def test_a_row_that_shares_a_word_is_not_the_measure(lakeside, embedder):
     """'Work in progress' shares a word with "women worked"; the workforce table's 'Women' row is the measure.
     (A guard: on this small report the rules already pick 'Women'; the judge's override of a row the rules matched
-    by a word is measured on the tuning part of bench/questions, README.)"""
+    by a word is measured on the tuning part of bench/questions, docs/benchmarks.md.)"""
     a = answer(lakeside, embedder, "How many women worked at Lakeside Pumps at the end of 2023?")
     assert "211" in lead_sentence(a.answer) and "88,899" not in lead_sentence(a.answer), a.answer
 
