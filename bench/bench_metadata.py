@@ -72,12 +72,12 @@ def detected(path: Path) -> dict:
 
 def _first_pages_text(doc, n: int = 12) -> list[str]:
     from rag.ingest import layout
-    from rag.ingest.pipeline import _DICT_FLAGS
+    from rag.ingest.pipeline import DICT_FLAGS
 
     out = []
     for i in range(min(n, doc.page_count)):
         page = doc.load_page(i)
-        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)),
+        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)),
                                     page.rect.width, i + 1)
         out.append("\n".join(r.text for r in rows))
     return out

@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_SUFFIX = (r"(?:inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ag|se|s\.a\.|n\.v\.|ltd\.?|limited|"
+SUFFIX = (r"(?:inc\.?|incorporated|corporation|corp\.?|company|co\.|plc|ag|se|s\.a\.|n\.v\.|ltd\.?|limited|"
            r"group|holdings?|llc|gmbh|kgaa)")
-_STOP_KEY = re.compile(rf"\b({_SUFFIX}|co|corp|ltd|the|and|&)(?=\s|$)", re.I)
+_STOP_KEY = re.compile(rf"\b({SUFFIX}|co|corp|ltd|the|and|&)(?=\s|$)", re.I)
 _QUARTER_SHARE = {"Q1": 0.25, "Q2": 0.5, "Q3": 0.75, "Q4": 1.0}
 ANNUAL_TYPES = ("10-K", "annual report", "sustainability report")
 FILING_TYPES = ("10-K", "10-Q", "8-K")

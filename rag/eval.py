@@ -55,7 +55,7 @@ def resolve_documents(store, questions: list[dict], questions_path: Path) -> dic
     return out
 
 
-def _pct(xs: list[float], p: float) -> float:
+def pct(xs: list[float], p: float) -> float:
     if not xs:
         return 0.0
     xs = sorted(xs)
@@ -104,7 +104,7 @@ def _summary(items: list[dict], latencies: list[float]) -> dict:
         "latest_from_newest": rate([i for i in items if i.get("latest")], "newest_doc"),
         "refusal_unanswerable": rate(unans, "refused"), "refusal_answerable": rate(answerable, "refused"),
         "latency_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
-        "latency_p95_ms": round(_pct(latencies, 95), 1) if latencies else None,
+        "latency_p95_ms": round(pct(latencies, 95), 1) if latencies else None,
     }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.eval import _pct, load_questions, resolve_documents
+from rag.eval import pct, load_questions, resolve_documents
 from rag.quantities import Num, numbers
 
 ANSWER_TYPES = ("reported", "computed", "narrative")
@@ -201,8 +201,8 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
         "refusal_answerable": rate(ans, "refused"),
         "high_precision": rate(high, "right"), "high_answers": len(high),
         "gold_page_cited": rate([x for x in ans if not x["refused"]], "page_cited"),
-        "answer_step_p50_ms": round(_pct(answer_ms, 50), 1) if answer_ms else None,
-        "answer_step_p95_ms": round(_pct(answer_ms, 95), 1) if answer_ms else None,
+        "answer_step_p50_ms": round(pct(answer_ms, 50), 1) if answer_ms else None,
+        "answer_step_p95_ms": round(pct(answer_ms, 95), 1) if answer_ms else None,
         "latency_p50_ms": round(statistics.median(total_ms), 1) if total_ms else None,
         "confidence": {c: sum(1 for x in items if x["confidence"] == c)
                        for c in ("high", "medium", "low", "insufficient_data")},

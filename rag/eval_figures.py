@@ -36,7 +36,7 @@ def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
             rows_of[key] = page_rows(page)
         rect = pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1")))
         png = figmod.region_pixmap(page, rect, lab["source"], settings.ingest).tobytes("png")
-        caption, _ = figmod._caption_for(rect, rows_of[key])
+        caption, _ = figmod.caption_for(rect, rows_of[key])
         k = classify_region(page, rect, lab["source"], png, caption, rows_of[key], settings)
         out.append({**lab, "pred": k.kind, "pred_chart_type": k.chart_type or "", "why": "; ".join(k.why)})
     return out
@@ -91,7 +91,7 @@ def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
     out, docs = [], {}
     for (path, pg), labs in pages.items():
         page = docs.setdefault(path, pymupdf.open(corpus / path)).load_page(int(pg) - 1)
-        lines, drawings = cropmod.text_lines(page), figmod._drawings(page)
+        lines, drawings = cropmod.text_lines(page), figmod.page_drawings(page)
         rects = [pymupdf.Rect(*(float(lab[k]) for k in ("x0", "y0", "x1", "y1"))) for lab in labs]
         for lab, rect in zip(labs, rects):
             others = [o for o in rects if o != rect and not o.intersects(rect)]

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.domain import _SUFFIX, company_key, match_known_company
+from rag.domain import SUFFIX, company_key, match_known_company
 
 # First words of issuer names that are common words: never an issuer on their own ("best", "general").
 _COMMON_FIRST = {
@@ -45,7 +45,7 @@ def _core_words(name: str) -> list[str]:
     """A name's words without its legal suffixes, its web domain and a leading "the": "The Boeing Company" →
     ["boeing"], "Amazon.com, Inc." → ["amazon"]."""
     words = norm(re.sub(r"\.(?:com|net|org)\b", "", name, flags=re.I)).split()  # "Amazon.com, Inc.": a web domain
-    suffix = re.compile(rf"{_SUFFIX}|co|corp|inc|ltd|plc|company", re.I)
+    suffix = re.compile(rf"{SUFFIX}|co|corp|inc|ltd|plc|company", re.I)
     while words and suffix.fullmatch(words[-1]):
         words = words[:-1]
     if words and words[0] == "the" and len(words) > 1:

@@ -255,10 +255,10 @@ def asked_class(question: str, measure_vec=None, prototype_vecs: dict | None = N
 
 
 # -- numbers as printed: table cells (ingestion) and running text (verification, the lead, the eval) ----------------
-_DASH = "-–—−"
-_DASHES = r"\-–—−"  # for character classes
+DASH = "-–—−"
+DASHES = r"\-–—−"  # for character classes
 _VALUE = re.compile(
-    rf"^(?P<sign>[+{_DASHES}])?\s*(?P<cur>[$€£])?\s*(?P<open>\()?\s*(?P<sign2>[{_DASHES}])?\s*(?P<cur2>[$€£])?\s*"
+    rf"^(?P<sign>[+{DASHES}])?\s*(?P<cur>[$€£])?\s*(?P<open>\()?\s*(?P<sign2>[{DASHES}])?\s*(?P<cur2>[$€£])?\s*"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d+(?:[.,]\d+)?)\s*(?P<close>\))?\s*"
     r"(?P<unit>%|pp|p\.p\.|x|bps|[A-Za-z₂€$][\w₂ ./€$]{0,24})?\s*(?P<close2>\))?\s*(?P<foot>\*{1,3}|\(\d\))?$")
 _UNIT_WORDS = {
@@ -326,7 +326,7 @@ def read_cell(text: str) -> Cell | None:
         return None
     unit_txt = (m.group("unit") or "").strip()
     negative = bool(m.group("open") and (m.group("close") or m.group("close2"))) or \
-        bool(m.group("sign") and m.group("sign") in _DASH) or bool(m.group("sign2"))
+        bool(m.group("sign") and m.group("sign") in DASH) or bool(m.group("sign2"))
     unit, scale = None, None
     if unit_txt:
         low = unit_txt.lower()

@@ -12,7 +12,7 @@ from rag.parts import PART_NOUNS, breakdown_terms, part_forms
 from rag.records import DocumentMeta
 from rag.retrieve.facts import FactBook
 from rag.retrieve.measure import Ask
-from rag.retrieve.measure import _terms as lead_terms
+from rag.retrieve.measure import label_terms as lead_terms
 from rag.words import terms as _terms
 
 

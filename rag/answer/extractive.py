@@ -90,7 +90,7 @@ def units_of(chunk: Candidate, cfg: AnswerSettings | None = None) -> list[Unit]:
     return out
 
 
-def _render_row(u: Unit) -> str:
+def render_row(u: Unit) -> str:
     cells = [c.strip() for c in u.text.split("|")]
     label, values = cells[0], cells[1:]
     head = [c.strip() for c in (u.header or "").split("|")][1:] if u.header else []
@@ -219,7 +219,7 @@ def compose(intent: QueryIntent, chunks: list[Candidate], cfg: AnswerSettings | 
         c = u.c
         marker = len(evidence) + 1
         evidence.append(Evidence.of(c, marker, quote=u.text))
-        text = _render_row(u) if u.kind == "row" else u.text
+        text = render_row(u) if u.kind == "row" else u.text
         if c.document_id != last_doc:
             paragraphs.append([f"**{document_label(c)}**:"])
             last_doc = c.document_id

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.answer.extractive import _terms
+from rag.words import terms as _terms
 from rag.answer.model import Answer, PlacedFigure
-from rag.answer.verify import _MARKER
+from rag.answer.verify import MARKER
 from rag.ingest.drawn import family
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.records import FigureHit
@@ -132,7 +132,7 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     `linked_bonus`: the retrieval setting `selection.linked_figure_bonus`, the weight of a cited passage's figure."""
     marker_para: dict[int, int] = {}
     for i, p in enumerate(a.paragraphs):
-        for m in _MARKER.findall(p):
+        for m in MARKER.findall(p):
             marker_para.setdefault(int(m), i)
     cited = {e.chunk_id: e.marker for e in a.evidence if e.marker in marker_para}
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}

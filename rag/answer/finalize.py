@@ -17,7 +17,7 @@ from rag.retrieve.pipeline import Retrieval
 def _on_topic(c, terms: set[str]) -> bool:
     """A passage near enough to show with a refusal: it holds at least half of the question's own words (not the
     company's name, years or question words), so "Nearest pages" never points at pages about something else."""
-    from rag.answer.extractive import _terms
+    from rag.words import terms as _terms
 
     if not terms:
         return False
@@ -28,7 +28,7 @@ def _on_topic(c, terms: set[str]) -> bool:
 def insufficient(r: Retrieval, why: str | None = None, nearest: bool = True) -> Answer:
     """The refusal, said once and plainly, with the nearest pages — only pages about the asked company (none when
     the company is not in the library) that are about what was asked."""
-    from rag.answer.extractive import _terms
+    from rag.words import terms as _terms
 
     near = r.nearest or r.candidates[:3] or r.chunks[:3]
     if r.intent.companies:

@@ -29,7 +29,7 @@ from rag.answer.extractive import Unit, units_of
 from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, counted_words,
                              named_class, numbers, printed_class, qualifiers, quantities_in)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
-from rag.retrieve.measure import _MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
+from rag.retrieve.measure import MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
 
@@ -140,7 +140,7 @@ _PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end o
                      r"\b(?:fiscal|financial) year\b", re.I)
 
 
-_MONTH = _MONTH_RX
+_MONTH = MONTH_RX
 # a date: "January 30, 2021", "31 Dec 2023", "12/31/2023", with what introduces it ("ended", "as of", "at")
 _DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
                    rf"\b\d{{1,2}}\.?\s+{_MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)

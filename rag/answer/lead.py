@@ -15,7 +15,7 @@ from rag.answer.labels import short_company
 from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
 from rag.quantities import SCALE_WORDS, numbers
 from rag.records import DocumentMeta, Fact
-from rag.retrieve.measure import _END_DATE, _MONTH_NUM, _STATEMENT_WORDS, Ask, _terms, synonyms
+from rag.retrieve.measure import END_DATE, MONTH_NUM, STATEMENT_WORDS, Ask, label_terms, synonyms
 from rag.statements import statement_of_title
 from rag.words import STOP as _STOP
 from rag.words import terms as _all_terms
@@ -26,7 +26,7 @@ unallocated""", set()))
 _SEGMENT = re.compile(r"\b(segments?|divisions?|business units?|reportable)\b", re.I)
 _SEGMENT_GENERIC = set(_all_terms("segment segments division divisions business unit units reportable results result "
                                   "operations operating information financial data summary total", set()))
-_BALANCES = {"total_assets", "current_assets", "current_liabilities", "cash", "short_term_investments",
+BALANCES = {"total_assets", "current_assets", "current_liabilities", "cash", "short_term_investments",
              "receivables", "inventory", "accounts_payable", "total_equity"}
 _EXCLUSIVE = [("location-bas", "market-bas"), ("basic", "dilut")]  # qualifiers that make another figure
 _HYPOTHETICAL = re.compile(r"pro ?forma|supplemental|obligor|guarantor|as if|hypothetical", re.I)
@@ -35,10 +35,10 @@ _OUTFLOW = re.compile(r"^(purchases?|payments?|repayments?|dividends|acquisition
 
 
 def _header_end(header: str) -> tuple[int, int, int | None] | None:
-    m = _END_DATE.search(header or "")
-    if not m or not _MONTH_NUM.get(m.group(1)[:3].lower()):
+    m = END_DATE.search(header or "")
+    if not m or not MONTH_NUM.get(m.group(1)[:3].lower()):
         return None
-    return int(m.group(3)), _MONTH_NUM[m.group(1)[:3].lower()], int(m.group(2)) if m.group(2) else None
+    return int(m.group(3)), MONTH_NUM[m.group(1)[:3].lower()], int(m.group(2)) if m.group(2) else None
 
 
 def _span_ok(f: Fact, span: str | None) -> bool:
@@ -106,9 +106,9 @@ def _names(text: str, part: str) -> bool:
 
 def _label_terms(f: Fact) -> tuple[set[str], set[str], set[str]]:
     """The row's own words, its parent rows' and its table title's."""
-    own = set(_terms(f.label))
-    parents = set(_terms(f.label_path)) - own
-    return own, parents, set(_terms(f.table_title)) - own - parents
+    own = set(label_terms(f.label))
+    parents = set(label_terms(f.label_path)) - own
+    return own, parents, set(label_terms(f.table_title)) - own - parents
 
 
 def _period_fit(f: Fact, ask: Ask) -> tuple[bool | None, float]:
@@ -154,7 +154,7 @@ def _kind_fit(f: Fact, ask: Ask, own: set[str], parents: set[str], title: set[st
     elif {t for t in title | parents if t in _PART_WORDS} - asked_all:
         s -= 0.05  # … or a table of parts ("Subscription revenue by segment")
     if _SEGMENT.search(f"{f.table_title} {f.label_path}") and not _SEGMENT.search(ask.question) and \
-            not (set(_terms(f"{f.table_title} {f.label_path}")) - own - _SEGMENT_GENERIC) & asked_all:
+            not (set(label_terms(f"{f.table_title} {f.label_path}")) - own - _SEGMENT_GENERIC) & asked_all:
         s -= 0.15  # a segment's table ("Flexibles Segment", "Domestic Segment Results") when the whole is asked
     for a, b in _EXCLUSIVE:
         if (a in asked_all and b in own) or (b in asked_all and a in own):
@@ -181,7 +181,7 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     retrieval found its passage, the statement named, the issuer asked."""
     own, parents, title = _label_terms(f)
     if ask.parts and breakdown_column(f):
-        own = own | set(_terms(f.col_header))  # "Germany" in its column: the row's figure for that part
+        own = own | set(label_terms(f.col_header))  # "Germany" in its column: the row's figure for that part
     want = [t for t in ask.terms]
     if not want:
         return Scored(f, 0.0, 0.0, None)
@@ -207,7 +207,7 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
     if f.chunk_id in retrieved:
         s += 0.1 * retrieved[f.chunk_id]
         reasons.append("its page was retrieved")
-    if ask.statement and _STATEMENT_WORDS[ask.statement].search(f.table_title):
+    if ask.statement and STATEMENT_WORDS[ask.statement].search(f.table_title):
         s += 0.1
     d = docs.get(f.document_id)
     if ask.companies and d is not None and d.company_key not in ask.companies:
@@ -220,21 +220,21 @@ def score_fact(f: Fact, ask: Ask, retrieved: dict[int, float], docs: dict[int, D
 
 def own_recall(f: Fact, ask: Ask) -> float:
     """The share of the question's own words (or their synonyms) in the row's label and its parents."""
-    own = set(_terms(f.label_path))
+    own = set(label_terms(f.label_path))
     return sum(1 for t in ask.terms if t in own or synonyms(t) & own) / max(1, len(ask.terms))
 
 
 def best_facts(facts: list[Fact], ask: Ask, retrieved: dict[int, float], docs: dict[int, DocumentMeta]
                ) -> list[Scored]:
     # jargon that some row's label writes itself ("EBITDA") is matched as written, not by the words for it
-    labels = [set(_terms(f.label)) for f in facts]
+    labels = [set(label_terms(f.label)) for f in facts]
     # … unless another row's label is the spelled-out term itself ("Research and development" beside
     # "Capitalized R&D"): then both count
     jargon = [g for g in ask.jargon if any(spells(f.label, t) for t in g for f in facts)
               or not any(g <= lab for lab in labels)]
     # a word most rows have ("expense", "net") says less than one few rows have ("research")
     n = max(1, len(facts))
-    df = {t: sum(1 for f in facts if t in set(_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
+    df = {t: sum(1 for f in facts if t in set(label_terms(f.label_path + " " + f.table_title))) for t in ask.terms}
     weights = {t: math.log(1 + n / (1 + df[t])) for t in ask.terms if df[t]}
     # a word no candidate row has tells no row from another: it weighs a little more than the others (its absence
     # still counts), not most of all
@@ -380,7 +380,7 @@ def measure_phrase(f: Fact, ask: Ask) -> str:
     label = clean(f.label)
     parent = f.label_path.rsplit(" › ", 1)[0] if " › " in f.label_path else ""
     if parent:
-        mine, theirs = set(_terms(label)), set(_terms(parent))
+        mine, theirs = set(label_terms(label)), set(label_terms(parent))
         if any(t in theirs and t not in mine for t in ask.terms + sorted(ask.expansion)):
             return f"{lower_first(clean(parent))} of {label}"
     return lower_first(label)
@@ -514,12 +514,12 @@ def resolver(facts_of: Callable[[str], list[Fact]], docs: dict[int, DocumentMeta
             d = docs.get(f.document_id)
             key = (1 if _HYPOTHETICAL.search(f.table_title) or _HYPOTHETICAL.search(f.label_path) else 0,
                    # a balance is read from the balance sheet, not from the cash-flow statement's change in it
-                   1 if item in _BALANCES and _STATEMENT_WORDS["cash flows"].search(f.table_title) else 0,
+                   1 if item in BALANCES and STATEMENT_WORDS["cash flows"].search(f.table_title) else 0,
                    0 if not issuers_used or (d is not None and d.company_key in issuers_used) else 1,
                    0 if not docs_used or f.document_id in docs_used else 1,
                    0 if _statement(f) else 1,
                    0 if d is not None and d.fiscal_year == f.fiscal_year else 1,
-                   -len(set(_terms(f.label)) & (asked or set())),  # "market-based" when the question says so
+                   -len(set(label_terms(f.label)) & (asked or set())),  # "market-based" when the question says so
                    0 if f.page in pages_used else 1,
                    rank, -round(abs(f.scaled), -3),  # the consolidated total is the largest (a segment's is smaller)
                    0 if f.chunk_id in retrieved else 1, f.page)

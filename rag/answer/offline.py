@@ -14,7 +14,7 @@ from rag.answer.figure_choice import PlacedFigure, asked_chart, asks_chart, plac
 from rag.answer.finalize import insufficient
 from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.labels import document_label
-from rag.answer.lead import _BALANCES as BALANCES
+from rag.answer.lead import BALANCES as BALANCES
 from rag.answer.lead import (Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
                              fact_sentence, latest_year, money, own_recall, possessive, resolver, same_row,
                              trend_sentence, who)
@@ -28,10 +28,11 @@ from rag.quantities import numbers
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.facts import FactBook
 from rag.retrieve.measure import Ask, asked, asks_figure, demands_figure, strip_instructions, synonyms
-from rag.retrieve.measure import _terms as lead_terms
+from rag.retrieve.measure import label_terms as lead_terms
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.stages import short_title
 from rag.statements import statement_of_title
+from rag.words import terms as word_terms
 
 # a ratio-like measure the question names: when it is not a metric of the table, the answer says it did not compute
 _RATIO_WORDS = re.compile(r"\b[\w-]+ (ratio|coverage|multiple)\b|\b(receivables?|payables?|working capital|fixed asset) "
@@ -633,7 +634,7 @@ def _render(u: extractive.Unit, row_units: dict[str, str]) -> str:
     if u.kind != "row":
         return _BULLET.sub("", u.text).rstrip(".")
     unit = row_units.get(u.text)
-    return extractive._render_row(u) + (f" (in {unit})" if unit else "")
+    return extractive.render_row(u) + (f" (in {unit})" if unit else "")
 
 
 def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask: Ask,
@@ -798,7 +799,7 @@ def _supporting(units: list[extractive.Unit], lead_rows: set[str], settings: Set
     for u in units:
         if len(out) >= max(1, cap) or u.score < max(settings.answer.floor, settings.answer.relative * best):
             break
-        key = " ".join(sorted(set(extractive._terms(u.text))))
+        key = " ".join(sorted(set(word_terms(u.text))))
         if u.text in lead_rows or key in seen or any(u.text in row or row in u.text for row in lead_rows):
             continue
         if numeric and not need_lead and not numbers(u.text):

@@ -11,7 +11,7 @@ from rag.quantities import Num, numbers  # noqa: F401
 from rag.quantities import same_number as _matches
 
 _LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "ft", "ﬆ": "st"}
-_MARKER = re.compile(r"\[(\d{1,2})\]")
+MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
 
@@ -85,7 +85,7 @@ def verify(answer_md: str, evidence: dict[int, dict]) -> Verification:
         q = ev.get("quote") or ""
         v.quotes_verified[marker] = quote_in(q, ev["text"]) if q else False
     for s in sentences(answer_md):
-        cited = [int(x) for x in _MARKER.findall(s)]
+        cited = [int(x) for x in MARKER.findall(s)]
         nums = numbers(s)
         v.numbers_total += len(nums)
         bad = [c for c in cited if c not in evidence]

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rag.domain import periods_in
-from rag.quantities import _DASH, _DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
+from rag.quantities import DASH, DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
 from rag.records import Table, TableCell, TableColumn, TableRow
 from rag.statements import statement_of_title
 
@@ -533,7 +533,7 @@ def _named_header(row: str, t: _Table, recent: list[str]) -> str | None:
     values = [c for c in _cells(row)[1:] if c]
     above = recent[-1].strip()
     if len(values) < 2 or _PERIOD_WORD.search(above) or \
-            any(read_cell(c) is None and c not in _DASH for c in values):
+            any(read_cell(c) is None and c not in DASH for c in values):
         return None
     gapped = " | " in above
     cells = [c for c in _cells(above) if c] if gapped else above.split()
@@ -681,7 +681,7 @@ def _row(text: str, t: _Table, recent: list[str]) -> tuple[str, list[Cell | None
         _siblings(t, label, first is None)
     if not label or not re.search(r"[A-Za-z]", label):
         return None
-    parsed = [read_cell(v) if v and v not in _DASH and v.lower() not in ("n/a", "na", "n.a.", "nm", "—") else None
+    parsed = [read_cell(v) if v and v not in DASH and v.lower() not in ("n/a", "na", "n.a.", "nm", "—") else None
               for v in vals]
     if parsed and parsed[0] is None and vals[0] and (unit_of(vals[0]) or currency_of(vals[0])) and len(vals[0]) < 20:
         parsed, t.row_unit = parsed[1:], vals[0]  # a unit column ("t CO2e", "GJ", "EUR m")
@@ -706,7 +706,7 @@ def _siblings(t: _Table, label: str, labelled: bool) -> None:
         t.wrapped = t.group_from_siblings = ""
 
 
-_INLINE_VALUE = re.compile(rf"(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?\)?|(?:[+{_DASHES}]\s?)?[$€£]?\s?\(?\d+(?:\.\d+)?\)?")
+_INLINE_VALUE = re.compile(rf"(?:[+{DASHES}]\s?)?[$€£]?\s?\(?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?\)?|(?:[+{DASHES}]\s?)?[$€£]?\s?\(?\d+(?:\.\d+)?\)?")
 
 
 _PLACEHOLDER = r"(?:n/?a\.?|n\.a\.|k\.\s?a\.?|nm|n\.m\.|[-–—]{1,2})"  # a cell with no value: "n/a", "k.A.", "–"

@@ -129,7 +129,7 @@ def _grow_to_labels(rect: pymupdf.Rect, rows: list[Row], reach: float = 24) -> p
     return grown
 
 
-def _drawings(page: pymupdf.Page) -> list[dict]:
+def page_drawings(page: pymupdf.Page) -> list[dict]:
     """The page's vector drawings, without page backgrounds and frames (they would swallow every chart)."""
     area = page.rect.width * page.rect.height
     try:
@@ -201,7 +201,7 @@ def _shapes_hold_words(drawings: list[dict], words: list[pymupdf.Rect]) -> bool:
     return holding >= max(1, len(filled) / 3) or on >= 8
 
 
-def _caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
+def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     """Caption below or above the figure ('Figure 3:', 'Chart', 'Exhibit'…), else the nearest title line."""
     # Only rows that share the figure's horizontal span: the other column's prose is not its caption.
     rows = [r for r in rows if min(r.x1 or r.x0 + 1, rect.x1) - max(r.x0, rect.x0) > 0]
@@ -271,7 +271,7 @@ def _context_for(rect: pymupdf.Rect, rows: list[Row], caption: str) -> str:
     return " ".join(parts)[:600]
 
 
-def _text_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
+def text_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     try:
         return " ".join(page.get_text("text", clip=rect, flags=pymupdf.TEXT_MEDIABOX_CLIP).split())
     except Exception:
@@ -282,14 +282,14 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
                     cfg: IngestSettings, seen_hashes: set[str], ocr=None) -> list[Figure]:
     """Figures of one page, largest first, at most cfg.max_figures_per_page."""
     raster = _raster_regions(page, skip_digests, cfg)
-    drawings = _drawings(page)  # once per page: regions and crops both read them
+    drawings = page_drawings(page)  # once per page: regions and crops both read them
     vector = _vector_regions(page, raster, cfg, rows, drawings)
     regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
     # Panels of one figure ("Figure 3" over four heatmaps) become one figure: same numbered caption.
     merged: dict[str, list] = {}
     singles = []
     for rect, kind, chart_type in regions:
-        caption, number = _caption_for(rect, rows)
+        caption, number = caption_for(rect, rows)
         if number:
             key = number
             if key in merged:
@@ -467,7 +467,7 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
         return None
     seen_hashes.add(digest)
     caption = caption or _band_caption(page, rect)
-    text = _text_inside(page, rect)
+    text = text_inside(page, rect)
     # an image without a text layer, or a chart whose labels are drawn as shapes: OCR reads them
     lines = ocr(png) if (kind == "raster" or glyphs_drawn(drawn, drawings_in(drawings or [], rect))) \
         and len(text) < 20 and ocr is not None else []

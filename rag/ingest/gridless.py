@@ -14,7 +14,7 @@ import re
 
 import pymupdf
 
-from rag.ingest.layout import Row, _is_numeric
+from rag.ingest.layout import Row, is_numeric
 
 __all__ = ["ORPHANS", "orphan_rows", "with_grid_tables"]
 
@@ -25,7 +25,7 @@ _YEARISH = re.compile(r"^\s*(19[5-9]\d|20[0-4]\d)\s*$")
 
 def orphan_rows(rows: list[Row]) -> list[Row]:
     """Table rows without a label: every cell a value or a dash ("- | 0.2535 | 0.2342")."""
-    return [r for r in rows if r.is_table and len(r.cells) >= 2 and all(_is_numeric(c) for c in r.cells)
+    return [r for r in rows if r.is_table and len(r.cells) >= 2 and all(is_numeric(c) for c in r.cells)
             and not all(_YEARISH.match(c) for c in r.cells)]
 
 
@@ -83,7 +83,7 @@ def with_grid_tables(page: pymupdf.Page, rows: list[Row], page_no: int) -> list[
         if not keep or any(sum(bool(c) for c in cells) < 2 for cells, _ in keep[1:]):
             continue  # a row that is one cell: not a grid of values
         heads = 0  # the header rows at the top: no value but a year in them
-        while heads < len(keep) - 1 and all(not _is_numeric(c) or _YEARISH.match(c) for c in keep[heads][0]):
+        while heads < len(keep) - 1 and all(not is_numeric(c) or _YEARISH.match(c) for c in keep[heads][0]):
             heads += 1
         for cells, _ in keep[: max(0, heads - 1)]:  # an upper header cell spans the columns to its right
             for j in range(2, len(cells)):

@@ -116,7 +116,7 @@ def lines_from_dict(page_dict: dict) -> list[Line]:
     return out
 
 
-def _is_numeric(cell: str) -> bool:
+def is_numeric(cell: str) -> bool:
     return bool(_NUMERIC_CELL.match(cell)) and any(ch.isdigit() for ch in cell) or cell.strip() in {"—", "–", "-"}
 
 
@@ -174,7 +174,7 @@ def _rows_from_lines(lines: list[Line], page_no: int) -> list[Row]:
         r.x1 = max(p.x1 for p in parts)
         r.size = max(p.size for p in parts)
         r.bold = all(p.bold for p in parts)
-        numeric = sum(_is_numeric(c) for c in cells)
+        numeric = sum(is_numeric(c) for c in cells)
         years = sum(bool(re.fullmatch(r"\s*(19[5-9]\d|20[0-4]\d)\s*", c)) for c in cells)
         periodish = sum(bool(_YEARISH.search(c)) for c in cells)
         r.is_header_row = len(cells) >= 2 and periodish >= 2 and numeric == years

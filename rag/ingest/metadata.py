@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 # The issuer key and the known-issuer match live in rag.domain; imported here too, as before.
-from rag.domain import _SUFFIX, company_key, fiscal_year_of_end
+from rag.domain import SUFFIX, company_key, fiscal_year_of_end
 from rag.domain import match_known_company as match_known_company
 from rag.ingest import names
 
@@ -17,7 +17,7 @@ MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "
                                       "september", "october", "november", "december"], 1)}
 _DATE = (r"((?:january|february|march|april|may|june|july|august|september|october|november|december)"
          r"\s+\d{1,2},?\s+(\d{4}))")
-_LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{_SUFFIX})(?=[\s,.;)]|$)", re.I)
+_LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{SUFFIX})(?=[\s,.;)]|$)", re.I)
 _QUARTER_WORDS = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4", "1st": "Q1", "2nd": "Q2",
                   "3rd": "Q3", "4th": "Q4"}
 
@@ -248,13 +248,13 @@ def _company(t: _Texts, pdf_meta: dict, doc_type: str, full_text: str | None = N
     listed = _listed_name(t.cover) if doc_type in ("earnings release", "other", "annual report") else None
     whole = issuer_of_text(full_text or (t.cover + "\n" + "\n".join(t.later))) \
         if doc_type not in ("research paper", "10-K", "10-Q", "8-K") else None
-    if whole and not _on_cover(whole, t.cover):
+    if whole and not on_cover(whole, t.cover):
         whole = None  # an issuer is named on its report's first pages
     return (_registrant(t) or listed or whole or _frequent_legal_name(t.cover) or _announcer(t.cover)
             or _author_company(pdf_meta, doc_type) or _title_company(t.pm_title))
 
 
-def _on_cover(name: str, cover: str) -> bool:
+def on_cover(name: str, cover: str) -> bool:
     """The name's distinctive first word is printed on the first pages ("MTU" for "MTU Aero Engines AG")."""
     first = name.split()[0]
     return bool(re.search(rf"(?<![\w&]){re.escape(first)}(?![\w&])", cover, re.I))
@@ -349,7 +349,7 @@ def _registrant(t: _Texts) -> str | None:
                   "\n" + t.cover + "\n" + "\n".join(t.later), re.I)
     if m:
         # A name broken over lines ("AMCOR" / "PLC") is joined again.
-        name = f"{m.group(1)} {m.group(2)}" if re.fullmatch(_SUFFIX, m.group(2).strip(), re.I) else m.group(2)
+        name = f"{m.group(1)} {m.group(2)}" if re.fullmatch(SUFFIX, m.group(2).strip(), re.I) else m.group(2)
         if _plausible_company(name):
             return _tidy_company(name)
     return None
@@ -369,7 +369,7 @@ def _frequent_legal_name(cover: str) -> str | None:
             words = words[1:]  # the regex starts at the leftmost word: drop lowercase lead-in words
         while words and words[0].lower() in _LEAD_IN:
             words = words[1:]
-        if len(words) == 1 and re.fullmatch(_SUFFIX, words[0], re.I):
+        if len(words) == 1 and re.fullmatch(SUFFIX, words[0], re.I):
             continue
         c = " ".join(words)
         if 1 <= len(words) <= 6 and _plausible_company(c):

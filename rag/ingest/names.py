@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from rag.domain import _SUFFIX
+from rag.domain import SUFFIX
 from rag.issuers import NOT_TICKERS, names_issuer
 
 _EXCHANGE = (r"(?:The\s+)?(?:New\s+York\s+Stock\s+Exchange|NYSE(?:\s+American|\s+Arca)?|Nasdaq|NASDAQ|"
@@ -21,7 +21,7 @@ _RELEASE_SYMBOL = re.compile(r"\b(?:NYSE(?:\s+American)?|NASDAQ|Nasdaq(?:GS)?|AS
 _SELF = {"company", "the company", "we", "us", "our", "registrant", "the registrant", "corporation", "group",
          "the group", "issuer", "parent", "ours"}
 _QUOTED = re.compile(r"[“\"]([^”\"]{1,40}?)[,.]?[”\"]")
-_PARENT = re.compile(rf"(?:wholly[- ]owned\s+)?subsidiar(?:y|ies)\s+of\s+([A-Z][\w&.,'\- ]{{1,60}}?\s{_SUFFIX})"
+_PARENT = re.compile(rf"(?:wholly[- ]owned\s+)?subsidiar(?:y|ies)\s+of\s+([A-Z][\w&.,'\- ]{{1,60}}?\s{SUFFIX})"
                      r"(?=[\s,.;)]|$)", re.I)
 
 
@@ -59,7 +59,7 @@ def used_short_names(legal: str | None, text: str, min_uses: int = 3) -> list[st
     times in the first pages."""
     if not legal:
         return []
-    words = re.sub(rf"[\s,]+{_SUFFIX}\.?$", "", legal.strip(), flags=re.I).split()
+    words = re.sub(rf"[\s,]+{SUFFIX}\.?$", "", legal.strip(), flags=re.I).split()
     out = []
     for n in range(len(words) - 1, 0, -1):
         short = " ".join(words[:n])
@@ -81,7 +81,7 @@ def parent_of(company: str | None, text: str) -> str | None:
         parent = re.sub(r"\s+", " ", m.group(1)).strip(" ,.")
         named_before = company and company.split()[0].lower() in text[max(0, m.start() - 300): m.start()].lower()
         if named_before and parent.lower() != company.lower() and parent.lower() not in _SELF \
-                and not re.fullmatch(rf"(?:the\s+)?{_SUFFIX}", parent, re.I) and 1 <= len(parent.split()) <= 6:
+                and not re.fullmatch(rf"(?:the\s+)?{SUFFIX}", parent, re.I) and 1 <= len(parent.split()) <= 6:
             return parent
     return None
 

@@ -56,11 +56,11 @@ class IngestResult:
         return asdict(self)
 
 
-_DICT_FLAGS = (pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE) \
+DICT_FLAGS = (pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE) \
     & ~pymupdf.TEXT_PRESERVE_IMAGES
 
 
-def _is_photo(png: bytes) -> bool:
+def is_photo(png: bytes) -> bool:
     """Photos have thousands of distinct colours; charts and diagrams a few flat ones."""
     return figkind.pixel_stats(png, sample=64)[0] > 600
 
@@ -122,7 +122,7 @@ def _figure_ocr(cfg: IngestSettings) -> Callable[[bytes], list[OcrLine]]:
 
     def ocr_fn(png: bytes) -> list[OcrLine]:
         # Figure OCR costs 1-2 s a chart on 2 cores: photos are skipped and a per-document budget applies.
-        if spent[0] > cfg.ocr_budget_s or _is_photo(png):
+        if spent[0] > cfg.ocr_budget_s or is_photo(png):
             return []
         t = time.perf_counter()
         try:
@@ -153,7 +153,7 @@ def _read_text(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages
     try:
         page = doc.load_page(i)
         height = page.rect.height
-        lines = layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS))
+        lines = layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS))
         chars = sum(len(l.text) for l in lines)
         ocr = False
         if chars < 20 and cfg.ocr and page.get_images(full=False):
@@ -229,7 +229,7 @@ def first_pages_text(doc: pymupdf.Document, n: int = 12) -> list[str]:
     for i in range(min(n, doc.page_count)):
         try:
             page = doc.load_page(i)
-            rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)),
+            rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)),
                                         page.rect.width, i + 1)
             out.append("\n".join(r.text for r in rows))
         except Exception:  # a broken page reads as empty, as in ingestion
@@ -352,7 +352,7 @@ def _ingest_new(path: Path, sha: str, res: IngestResult, store, embedder: Embedd
     _check_time(t0, settings, "after embedding, before writing")
     out = store.ingest_document(doc_row, _chunk_rows(chunks, contexts, tokens, vecs[: len(chunks)],
                                                      factmod.facts_by_chunk(table_facts)),
-                                _figure_rows(figs, vecs[len(chunks):]))
+                                figure_rows(figs, vecs[len(chunks):]))
     res.document_id = out["document_id"]
     res.already_ingested = bool(out.get("already_ingested"))
     res.chunks, res.figures = int(out.get("chunks", 0)), int(out.get("figures", 0))
@@ -453,7 +453,7 @@ def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[
     } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs, strict=False)]
 
 
-def _figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
+def figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
     """One figures row per figure: the image as base64 PNG, with its embedding."""
     return [{
         "chunk_index": f.chunk_index, "page": f.page, "bbox": list(f.bbox), "kind": f.kind,

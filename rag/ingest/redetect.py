@@ -5,7 +5,7 @@ first pages, leaves the stored company as it is."""
 
 from __future__ import annotations
 
-from rag.ingest.metadata import _on_cover, issuer_of_text
+from rag.ingest.metadata import on_cover, issuer_of_text
 
 __all__ = ["redetect_issuers"]
 
@@ -23,7 +23,7 @@ def redetect_issuers(store, apply: bool = True) -> list[tuple[int, str, str | No
         text = "\n".join(c.get("content") or "" for c in chunks)
         cover = "\n".join(c.get("content") or "" for c in chunks if int(c.get("page_start") or 1) <= 5)
         name = issuer_of_text(text)
-        if not name or not _on_cover(name, cover) or name == d.company:
+        if not name or not on_cover(name, cover) or name == d.company:
             continue
         changes.append((d.document_id, d.file_name, d.company, name))
         if apply:

@@ -25,9 +25,9 @@ def _drawn(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
 
 def page_rows(page: pymupdf.Page) -> list:
     """A page's text rows in reading order, as ingestion reads them."""
-    from rag.ingest.pipeline import _DICT_FLAGS
+    from rag.ingest.pipeline import DICT_FLAGS
 
-    return layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width,
+    return layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)), page.rect.width,
                                 page.number + 1)
 
 
@@ -36,14 +36,14 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     """A region's kind from the same signals as at ingestion: its page's text rows and drawings, its crop, and
     OCR when it is an image without a text layer (or a drawn chart whose labels are shapes); a chart's reading is
     in its signals' "reading"."""
-    from rag.ingest.pipeline import _is_photo
+    from rag.ingest.pipeline import is_photo
 
     lines = []
-    text = figmod._text_inside(page, rect)
-    drawings = figmod._drawings(page) if source == "vector" else []
+    text = figmod.text_inside(page, rect)
+    drawings = figmod.page_drawings(page) if source == "vector" else []
     drawn = _drawn(drawings, rect) if source == "vector" else None
     if (source == "raster" or figmod.glyphs_drawn(drawn, figmod.drawings_in(drawings, rect))) and settings.ingest.ocr \
-            and len(text) < 20 and not _is_photo(png):
+            and len(text) < 20 and not is_photo(png):
         lines = ocr_image(png, settings.ingest.ocr_engine)
         text = " ".join(ln.text for ln in lines)
     clip = cropmod.display_crop(page, rect, source == "raster", cropmod.text_lines(page), drawings, [])
@@ -73,7 +73,7 @@ def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_o
 def recrop_page(page: pymupdf.Page, rows: list[dict], settings: Settings) -> list[dict]:
     """The display crops of one page's stored figures, as ingestion crops them now."""
     lines = cropmod.text_lines(page)
-    drawings = figmod._drawings(page) if any(r["kind"] == "vector" for r in rows) else []
+    drawings = figmod.page_drawings(page) if any(r["kind"] == "vector" for r in rows) else []
     rects = [pymupdf.Rect(*r["bbox"]) for r in rows]
     out = []
     for r, rect in zip(rows, rects):
@@ -131,7 +131,7 @@ def reread(store, embedder, settings: Settings, progress=None) -> dict:
     finder changed: new charts found, separate charts split), embedded, and written in place of the stored ones,
     one document per transaction. Documents without their PDF keep their figures; a document that fails keeps its
     figures, and its one-line error is in "errors"."""
-    from rag.ingest.pipeline import _figure_rows, parse_pdf
+    from rag.ingest.pipeline import figure_rows, parse_pdf
 
     store.check_model(embedder.model_name)
     docs = store.list_documents()
@@ -146,7 +146,7 @@ def reread(store, embedder, settings: Settings, progress=None) -> dict:
                     _, figs, _, _ = parse_pdf(doc, settings)
                 vecs = embedder.encode([f.embed_text() for f in figs]) if figs else []
                 counts["figures"] += store.admin_rpc("replace_figures", {"p_document_id": d.document_id,
-                                                                         "figures": _figure_rows(figs, vecs)})
+                                                                         "figures": figure_rows(figs, vecs)})
                 counts["documents"] += 1
             except Exception as exc:
                 counts["errors"].append(f"{d.file_name}: {type(exc).__name__}: {str(exc)[:200]}")

@@ -74,7 +74,7 @@ def synonyms(term: str) -> set[str]:
 _CHANGE_Q = re.compile(r"\b(change[sd]?|grow(th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|"
                        r"year[- ]over[- ]year|yoy|improv\w*|versus|vs\.?|compared?)\b", re.I)
 
-_STATEMENT_WORDS = {"cash flows": re.compile(r"cash ?flows?", re.I),
+STATEMENT_WORDS = {"cash flows": re.compile(r"cash ?flows?", re.I),
                     "balance sheet": re.compile(r"balance sheet|financial position", re.I),
                     "income statement": re.compile(r"income statement|statements? of (operations|income|earnings)|"
                                                    r"p&l|profit and loss", re.I)}
@@ -97,15 +97,15 @@ _INSTRUCTIONS = [re.compile(p, re.I) for p in (
     r"operations|income)\b")]
 
 
-_MONTH_NUM = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+MONTH_NUM = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                            "dec"], 1)}
-_MONTH_RX = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_END_DATE = re.compile(rf"\b({_MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
+MONTH_RX = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+END_DATE = re.compile(rf"\b({MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
 # the words that name a period rather than the measure: "the three months ended June 2, 2023", "the December
 # 2022 quarter", "the second quarter of fiscal 2023", "as of January 28, 2023"
 _PERIOD_PHRASE = re.compile(
     rf"\b(?:(?:three|six|nine|twelve|3|6|9|12|13|26|39|52|53)[- ](?:months?|weeks?)|(?:fiscal )?(?:quarter|year|period)"
-    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{_MONTH_RX}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
+    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{MONTH_RX}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
     rf"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\b|\bfirst half\b|\bhalf[- ]year\b",
     re.I)
 
@@ -114,8 +114,8 @@ def period_ends(question: str) -> list[tuple[int, int, int | None]]:
     """The period ends a question names by date: (year, month, day or None) — "three months ended June 2, 2023",
     "the December 2022 quarter", "as of January 28, 2023"."""
     out = []
-    for m in _END_DATE.finditer(question):
-        month = _MONTH_NUM.get(m.group(1)[:3].lower())
+    for m in END_DATE.finditer(question):
+        month = MONTH_NUM.get(m.group(1)[:3].lower())
         if month:
             out.append((int(m.group(3)), month, int(m.group(2)) if m.group(2) else None))
     return list(dict.fromkeys(out))
@@ -240,13 +240,13 @@ class Ask:
         expansion = {t for t in set(_terms(intent.text_query)) - set(_terms(intent.rewritten)) - names - _ASK_WORDS
                      if not re.fullmatch(r"(fy|q[1-4])?'?\d{2,4}", t)}
         periods = periods_in(q)
-        named = periods_in(_END_DATE.sub(" ", q))  # "the December 2022 quarter (second quarter of fiscal 2023)"
+        named = periods_in(END_DATE.sub(" ", q))  # "the December 2022 quarter (second quarter of fiscal 2023)"
         if named and period_ends(q):
             periods = named  # the fiscal period named beside a date is the one its columns are filed under
         dated = bool(period_ends(q)) and not named
         years = sorted({p.year for p in periods}) or [y for y in intent.years if not intent.forward]
         quarter = next((p.quarter for p in periods if p.quarter), None)
-        statement = next((k for k, rx in _STATEMENT_WORDS.items() if rx.search(q)), None)
+        statement = next((k for k, rx in STATEMENT_WORDS.items() if rx.search(q)), None)
         words = [w for w in re.findall(r"[A-Za-z][\w&\-]*", plain) if (_terms(w) or [""])[0] in own]
         extra = intent.text_query[len(intent.rewritten):] if intent.text_query.startswith(intent.rewritten) else ""
         words += [w for w in re.findall(r"[A-Za-z][\w&\-]*", extra) if (_terms(w) or [""])[0] in expansion]

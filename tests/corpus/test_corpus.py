@@ -12,7 +12,7 @@ from conftest import corpus_or_skip
 from rag.config import Settings
 from rag.ingest import figures as figmod
 from rag.ingest import layout
-from rag.ingest.pipeline import _DICT_FLAGS
+from rag.ingest.pipeline import DICT_FLAGS
 
 pytestmark = pytest.mark.corpus
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.corpus
 def _page_figures(path, page_no):
     doc = pymupdf.open(path)
     page = doc[page_no - 1]
-    rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, page_no)
+    rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)), page.rect.width, page_no)
     return figmod.extract_figures(page, page_no, rows, set(), Settings().ingest, set(), None)
 
 
@@ -291,7 +291,7 @@ def test_a_results_table_the_layout_breaks_apart_is_read_from_its_grid():
 
     with pymupdf.open(corpus_or_skip("papers", "pasa_arxiv.pdf")) as doc:
         page = doc[7]
-        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, 8)
+        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)), page.rect.width, 8)
         assert len(gridless.orphan_rows(rows)) >= gridless.ORPHANS
         texts = [r.text for r in gridless.with_grid_tables(page, rows, 8)]
         assert "PaSa-7b | 0.7071 | 0.5146 | 0.6111 | 0.6929 | 0.6563 | 0.5798" in texts
@@ -307,5 +307,5 @@ def test_a_results_table_the_layout_breaks_apart_is_read_from_its_grid():
     # a page whose table the layout kept whole is not searched, and keeps its rows
     with pymupdf.open(corpus_or_skip("financebench-dev", "3M_2018_10K.pdf")) as doc:
         page = doc[55]
-        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=_DICT_FLAGS)), page.rect.width, 56)
+        rows = layout.reading_order(layout.lines_from_dict(page.get_text("dict", flags=DICT_FLAGS)), page.rect.width, 56)
         assert gridless.with_grid_tables(page, rows, 56) is rows

@@ -67,7 +67,7 @@ def test_a_crop_holds_the_title_and_labels_and_not_its_neighbours(path, page, re
     mine = min(rects, key=lambda r: abs(r.x0 - rect[0]) + abs(r.y0 - rect[1]))
     with pymupdf.open(CORPUS / path) as doc:
         pg = doc[page - 1]
-        drawings = figmod._drawings(pg)
+        drawings = figmod.page_drawings(pg)
         graphic = cropmod.graphic_of(mine, False, drawings)
         crop = cropmod.tight_crop(pg, graphic, cropmod.text_lines(pg), cropmod.framed(graphic, drawings),
                                   [r for r in rects if r != mine])

@@ -55,7 +55,7 @@ def test_a_chart_crop_holds_title_labels_legend_and_caption_but_no_prose_and_no_
     doc, page, left, right = _page()
     lines = cropmod.text_lines(page)
     assert len(_prose_lines(lines)) >= 6
-    drawings = figmod._drawings(page)
+    drawings = figmod.page_drawings(page)
     for mine, other, title in ((left, right, "Scope 1 emissions"), (right, left, "Scope 2 emissions")):
         graphic = cropmod.graphic_of(mine + (-2, -2, 2, 2), False, drawings)
         crop = cropmod.tight_crop(page, graphic, lines, False, [other])

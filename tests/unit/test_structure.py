@@ -199,3 +199,49 @@ def test_the_readme_fits_in_two_minutes_and_the_rest_is_in_docs():
     nav = (root / "mkdocs.yml").read_text()
     for page in ("architecture", "retrieval", "answers", "security", "scale-and-deployment", "benchmarks"):
         assert (root / "docs" / f"{page}.md").exists() and f"{page}.md" in nav and f"docs/{page}.md" in readme, page
+
+
+def underscore_imports(root: Path) -> list[str]:
+    """Places where rag/ or pages/ reach into another module's underscore names: `from rag.x import _y`, or
+    `x._y` on an imported rag module."""
+    hits = []
+    for p in [*(root / "rag").rglob("*.py"), *(root / "pages").rglob("*.py")]:
+        tree = ast.parse(p.read_text())
+        mods: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("rag", "pages"):
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        hits.append(f"{p.relative_to(root)}:{node.lineno} {full}")
+                    elif (root / (full.replace(".", "/") + ".py")).exists():
+                        mods[a.asname or a.name] = full
+            elif isinstance(node, ast.Import):
+                mods.update({a.asname or a.name: a.name for a in node.names if a.name.split(".")[0] == "rag"})
+        hits += [f"{p.relative_to(root)}:{node.lineno} {mods[node.value.id]}.{node.attr}" for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                 and isinstance(node.value, ast.Name) and node.value.id in mods]
+    return hits
+
+
+def test_no_module_reaches_into_another_modules_underscore_names():
+    """Issue 37: an underscore means private. A name another module needs is promoted, or the code moves."""
+    assert not underscore_imports(RAG.parent), underscore_imports(RAG.parent)
+
+
+def test_the_underscore_check_sees_both_kinds(tmp_path):
+    (tmp_path / "rag").mkdir()
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "rag" / "a.py").write_text("_X = 1\n")
+    (tmp_path / "rag" / "b.py").write_text("from rag.a import _X\nfrom rag import a\nprint(a._X)\n")
+    assert underscore_imports(tmp_path) == ["rag/b.py:1 rag.a._X", "rag/b.py:3 rag.a._X"]
+
+
+def test_the_package_and_each_subpackage_declare_a_small_public_api():
+    """Issue 37: rag/__init__.py and every subpackage say what they offer (`__all__`, at most 16 names)."""
+    for init in sorted(RAG.rglob("__init__.py")):
+        tree = ast.parse(init.read_text())
+        names = [n for node in tree.body if isinstance(node, ast.Assign)
+                 for t in node.targets if isinstance(t, ast.Name) and t.id == "__all__"
+                 for n in ast.literal_eval(node.value)]
+        assert names and len(names) <= 16, (str(init.relative_to(RAG.parent)), names)
