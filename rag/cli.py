@@ -519,16 +519,20 @@ def _add_serve_parser(sub) -> None:
     s.set_defaults(fn=cmd_serve)
 
 
+def _migrate_parser(sub) -> None:
+    mig = sub.add_parser("migrate", help="apply sql/ migrations (sql/README.md)")
+    mig.add_argument("--print", action="store_true",
+                     help="print the whole schema as one SQL script for a blank database (a SQL editor) and exit")
+    mig.set_defaults(fn=cmd_migrate)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m rag", description="Ingest PDFs and search them (Postgres + pgvector).")
     p.add_argument("--data-dir", help="embedded database folder (default .rag-data, or RAG_DATA_DIR)")
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
 
-    mig = sub.add_parser("migrate", help="apply sql/ migrations (sql/README.md)")
-    mig.add_argument("--print", action="store_true",
-                     help="print the whole schema as one SQL script for a blank database (a SQL editor) and exit")
-    mig.set_defaults(fn=cmd_migrate)
+    _migrate_parser(sub)
 
     s = sub.add_parser("ingest", help="ingest PDF files or folders")
     s.add_argument("paths", nargs="+")
