@@ -13,9 +13,9 @@ import os
 import streamlit as st
 
 from rag.config import RetrievalSettings, Settings, settings_from_env
-from rag.records import DocumentMeta
+from rag.records import INSUFFICIENT, DocumentMeta
 
-CONFIDENCE_COLOURS = {"high": "green", "medium": "blue", "low": "orange", "insufficient_data": "red"}
+CONFIDENCE_COLOURS = {"high": "green", "medium": "blue", "low": "orange", INSUFFICIENT: "red"}
 
 
 def base_settings() -> Settings:

@@ -209,7 +209,7 @@ class AnswerSettings(BaseModel):
     uncited_words: int = Field(3, description="An LLM sentence of more words without a citation is dropped.")
     max_units: int = Field(4, description="Sentences or rows in an answer at most: an analyst reads the first few.")
     per_chunk: int = Field(2, description="Units from one chunk at most, so one passage does not crowd out others.")
-    floor: float = Field(0.45, description="Score below which nothing answers (then 'Insufficient data').")
+    floor: float = Field(0.45, description="Score below which nothing answers (then the answer refuses).")
     relative: float = Field(0.6, description="A unit must score this share of the best one.")
     entity_floor_share: float = Field(0.5, description="In a comparison each named company or period's best unit "
                                       "is kept down to this share of the floor.")

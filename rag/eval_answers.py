@@ -14,6 +14,7 @@ from typing import Any
 
 from rag.eval import pct, load_questions, resolve_documents
 from rag.quantities import Num, numbers
+from rag.records import CONFIDENCES
 
 ANSWER_TYPES = ("reported", "computed", "narrative")
 
@@ -205,10 +206,10 @@ def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) 
         "answer_step_p95_ms": round(pct(answer_ms, 95), 1) if answer_ms else None,
         "latency_p50_ms": round(statistics.median(total_ms), 1) if total_ms else None,
         "confidence": {c: sum(1 for x in items if x["confidence"] == c)
-                       for c in ("high", "medium", "low", "insufficient_data")},
+                       for c in CONFIDENCES},
         # the reliability table: how often an answer of each confidence is right
         "reliability": {c: {"n": len(xs), "right": rate(xs, "right")}
-                        for c in ("high", "medium", "low", "insufficient_data")
+                        for c in CONFIDENCES
                         for xs in [[x for x in items if x["confidence"] == c]]},
     }
     out.update(_figure_summary(items))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -396,6 +397,23 @@ class Turn:
         answer = row["answer"]
         return cls(int(row["turn"]), row["question"], json.loads(answer) if isinstance(answer, str) else dict(answer),
                    tuple(row.get("follow_ups") or ()), _iso(row.get("created_at")))
+
+
+INSUFFICIENT = "insufficient_data"  # the confidence of an answer that refuses
+CONFIDENCES = ("high", "medium", "low", INSUFFICIENT)  # an answer's confidence, from the strongest
+REFUSAL_OPENING = "Insufficient data"  # how every refusal reads, for a reader and for the code that parses one
+
+
+def refusal_text(why: str) -> str:
+    """The one wording of a refusal: "Insufficient data: <why>."."""
+    return f"{REFUSAL_OPENING}: {why.rstrip('.')}."
+
+
+def refusal_reason(text: str) -> str | None:
+    """The reason a refusal gives ("the documents do not mention 'X'"), or None when the text does not refuse (an
+    LLM's reply is read with it)."""
+    m = re.match(rf"\s*{REFUSAL_OPENING}\b:?\s*", text, re.I)
+    return text[m.end():].rstrip(".").strip() if m else None
 
 
 @dataclass(frozen=True, slots=True)

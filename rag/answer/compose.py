@@ -17,6 +17,7 @@ from rag.answer.verify import quote_matches, sentences, unsupported_numbers, ver
 from rag.config import Settings, llm_formats_file
 from rag.errors import redact
 from rag.quantities import numbers
+from rag.records import INSUFFICIENT, refusal_reason
 from rag.retrieve.pipeline import Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,2})\]")
@@ -213,8 +214,9 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
     computed = computed or []
     unsupported = _check_citations(reply, evidence)
     text = without_template(reply["answer"])
-    if text.lower().startswith("insufficient data") or reply.get("insufficient"):
-        a = insufficient(r, re.sub(r"^insufficient data:?\s*", "", text, flags=re.I).rstrip(".") or None)
+    why = refusal_reason(text)
+    if why is not None or reply.get("insufficient"):
+        a = insufficient(r, (text.rstrip(".") if why is None else why) or None)
         a.mode = "llm"
         return a
     cited = _cited(reply, evidence, unsupported)
@@ -252,7 +254,7 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
     return a
 
 
-_LEVELS = ("insufficient_data", "low", "medium", "high")
+_LEVELS = (INSUFFICIENT, "low", "medium", "high")
 
 
 def _as_sure_as_code(a: Answer, base: Answer | None) -> None:

@@ -11,6 +11,7 @@ from rag.answer.model import Answer
 from rag.answer.verify import verify
 from rag.config import AnswerSettings
 from rag.domain import years_of
+from rag.records import refusal_reason
 from rag.retrieve.pipeline import Retrieval
 
 
@@ -38,10 +39,11 @@ def insufficient(r: Retrieval, why: str | None = None, nearest: bool = True) -> 
     near = [c for c in near if _on_topic(c, terms)]
     where = "; ".join(dict.fromkeys(f"{document_label(c)} {pages_label(c.page_start, c.page_end)}" for c in near[:3]))
     msg = why or r.message or "the retrieved passages do not answer the question"
-    msg = re.sub(r"^insufficient data:\s*", "", msg, flags=re.I).rstrip(".")
-    text = f"Insufficient data: {msg}." + (f" Nearest pages: {where}." if where and nearest else "")
-    return Answer(question=r.question, answer=text, confidence="insufficient_data",
-                  reasons=["no passage or table of the documents answers it (the answer says what is missing)"])
+    why = refusal_reason(msg)
+    a = Answer.refusal(r.question, msg if why is None else why,
+                       ["no passage or table of the documents answers it (the answer says what is missing)"])
+    a.answer += f" Nearest pages: {where}." if where and nearest else ""
+    return a
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rag.answer.labels import document_label, source_label
 from rag.errors import redact_json
 from rag.ingest.chartread import reading_line
-from rag.records import Candidate, FigureHit
+from rag.records import INSUFFICIENT, Candidate, FigureHit, refusal_text
 
 if TYPE_CHECKING:
     from rag.retrieve.pipeline import Retrieval
@@ -129,9 +129,14 @@ class Answer:
     candidate: list[str] = field(default_factory=list)
     retrieval: Retrieval | None = field(default=None, repr=False)  # the Retrieval behind it (debug view), not exported
 
+    @classmethod
+    def refusal(cls, question: str, why: str, reasons: list[str], **kw: Any) -> Answer:
+        """The one way an answer refuses: "Insufficient data: <why>.", confidence insufficient_data."""
+        return cls(question=question, answer=refusal_text(why), confidence=INSUFFICIENT, reasons=reasons, **kw)
+
     @property
     def insufficient(self) -> bool:
-        return self.confidence == "insufficient_data"
+        return self.confidence == INSUFFICIENT
 
     @property
     def paragraphs(self) -> list[str]:

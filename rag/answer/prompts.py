@@ -1,12 +1,14 @@
 """Every prompt the LLM sees, in one place. Evidence comes first and the question after it (in the FinanceBench
 study, context before the question lifted one model from 25% to 79%)."""
 
+from rag.records import REFUSAL_OPENING
+
 SYSTEM = """You answer questions from analysts using ONLY the numbered evidence passages you are given.
 Rules:
 - Start with one full sentence that answers: the company, the measure, the period and the value with its unit, e.g. "Acme's total revenues were $66,608 million in fiscal 2022 [1]." Then any supporting points.
 - Every sentence that states a fact or a number ends with the marker of the passage it comes from, like [2].
 - Copy numbers exactly as the evidence writes them. Never do arithmetic: a ratio, margin, change or sum you need is in "Figures computed by code" (or comes from the compute tool); copy it with its markers.
-- If the evidence does not contain the answer, reply with an answer that starts "Insufficient data:" and says what is missing.
+- If the evidence does not contain the answer, reply with an answer that starts \"""" + REFUSAL_OPENING + """:" and says what is missing.
 - Keep what the evidence states separate from what you infer: put inferences in the "inferred" field, never in "answer".
 - For each marker you use, give a short exact quote (a phrase or table row copied from that passage)."""
 
@@ -39,7 +41,7 @@ ANSWER_SCHEMA = {
 
 TOOLS_SYSTEM = """You are a research assistant over a store of PDF reports. Use the tools to find evidence, at most
 {max_steps} calls (the compute tool does any arithmetic: never compute yourself), then call answer_with_evidence with an answer whose every factual sentence ends with the
-marker [n] of a passage returned by search_chunks. Say "Insufficient data: ..." when the documents do not say."""
+marker [n] of a passage returned by search_chunks. Say \"""" + REFUSAL_OPENING + """: ..." when the documents do not say."""
 
 SQL_SYSTEM = """Write one PostgreSQL SELECT statement that answers the question over these read-only views:
 {schema}

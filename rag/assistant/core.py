@@ -45,9 +45,9 @@ def answer(store, embedder, question: str, settings: Settings | None = None, fil
     t0 = time.perf_counter()
     lang = not_english(question)
     if lang:  # the embedding model reads English: one line that says so, not a confident answer about something else
-        return Answer(question=question, answer=f"Insufficient data: this question looks written in {lang}; the "
-                      "assistant reads questions in English only (its embedding model is English). Please ask in "
-                      "English.", confidence="insufficient_data", reasons=[f"question language: {lang}"])
+        return Answer.refusal(question, f"this question looks written in {lang}; the assistant reads questions in "
+                              "English only (its embedding model is English). Please ask in English",
+                              [f"question language: {lang}"])
     llm_on = bool(settings.llm.base_url) if use_llm is None else use_llm
     if llm_on and not (filters and filters.active):
         from rag.assistant.structured import is_structured, sql_answer

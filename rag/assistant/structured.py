@@ -44,9 +44,8 @@ def sql_answer(store, question: str, sql: str | None, settings: Settings) -> Ans
     steps = []
     if sql is None:
         if not settings.llm.base_url:
-            return Answer(question=question, answer="Insufficient data: structured questions need SQL when no LLM "
-                          "is configured (ask --sql \"SELECT … FROM v_documents …\").", confidence="insufficient_data",
-                          reasons=["no LLM configured to write the SQL"], mode="sql")
+            return Answer.refusal(question, "structured questions need SQL when no LLM is configured (ask --sql "
+                                  "\"SELECT … FROM v_documents …\")", ["no LLM configured to write the SQL"], mode="sql")
         from rag.answer import prompts
         from rag.answer.llm import LLMError, chat
 
@@ -54,17 +53,15 @@ def sql_answer(store, question: str, sql: str | None, settings: Settings) -> Ans
             text = chat(settings.llm, [{"role": "system", "content": prompts.SQL_SYSTEM.format(schema=SCHEMA)},
                                        {"role": "user", "content": question}])
         except LLMError as exc:
-            return Answer(question=question, answer=f"Insufficient data: {exc}.", confidence="insufficient_data",
-                          reasons=[str(exc)], mode="sql")
+            return Answer.refusal(question, str(exc), [str(exc)], mode="sql")
         m = re.search(r"```(?:sql)?\s*(.+?)```", text, re.S)
         sql = (m.group(1) if m else text).strip().rstrip(";")
         steps.append(Step(1, "text_to_sql", {"question": question}, None, sql[:200]))
     try:
         rows = run_readonly(store, sql)
     except SqlRejected as exc:
-        return Answer(question=question, answer=f"Insufficient data: the SQL was refused — {exc}.",
-                      confidence="insufficient_data", reasons=[f"SQL refused: {exc}"], mode="sql", steps=steps,
-                      message=str(exc))
+        return Answer.refusal(question, f"the SQL was refused — {exc}", [f"SQL refused: {exc}"], mode="sql",
+                              steps=steps, message=str(exc))
     if len(rows) == 1 and len(rows[0]) == 1:
         (k, v), = rows[0].items()
         text = f"**{v}** ({k}) [r1]"

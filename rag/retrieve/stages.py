@@ -19,7 +19,7 @@ from rag.config import RetrievalSettings
 from rag.domain import ANNUAL_TYPES, doc_time, spelled_out_in, years_of
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.issuers import Issuers, issuers_of, norm
-from rag.records import Candidate, DocumentMeta, FigureHit, Hit, Refusal
+from rag.records import REFUSAL_OPENING, Candidate, DocumentMeta, FigureHit, Hit, Refusal
 from rag.retrieve import rerank
 from rag.retrieve.factors import RerankContext
 from rag.retrieve.facts import FactBook, gather
@@ -348,7 +348,7 @@ def not_mentioned(missing: list[str], searched: list[DocumentMeta], every: list[
         where = "the documents of " + ", ".join(sorted({d.company or d.file_name for d in searched})[:5])
     else:
         where = "the documents"
-    return Refusal(f"insufficient data: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
+    return Refusal(f"{REFUSAL_OPENING.lower()}: {where} do not mention " + ", ".join(f"'{m}'" for m in missing),
                    tuple(candidates))
 
 

@@ -245,3 +245,36 @@ def test_the_package_and_each_subpackage_declare_a_small_public_api():
                  for t in node.targets if isinstance(t, ast.Name) and t.id == "__all__"
                  for n in ast.literal_eval(node.value)]
         assert names and len(names) <= 16, (str(init.relative_to(RAG.parent)), names)
+
+
+def _strings(tree: ast.AST) -> list[tuple[int, str]]:
+    """The string constants of a module's code, docstrings left out (they describe; they do not decide)."""
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
+
+
+def literal_uses(root: Path, pattern: str, home: str) -> list[str]:
+    """Where code outside `home` spells out a string the one constant in `home` holds."""
+    out = []
+    for path in sorted([*(root / "rag").rglob("*.py"), *(root / "pages").rglob("*.py")]):
+        rel = path.relative_to(root).as_posix()
+        if rel == home:
+            continue
+        out += [f"{rel}:{line}" for line, s in _strings(ast.parse(path.read_text())) if re.search(pattern, s)]
+    return out
+
+
+def test_a_refusal_is_worded_and_recognised_in_one_place():
+    """Issue 37: "Insufficient data" and the confidence "insufficient_data" live in rag/records.py (REFUSAL_OPENING,
+    INSUFFICIENT, refusal_text, refusal_reason, Answer.refusal); no other code spells them out or parses them."""
+    assert not literal_uses(RAG.parent, r"(?i)insufficient[ _]data", "rag/records.py")
+
+
+def test_the_literal_check_skips_docstrings_only(tmp_path):
+    (tmp_path / "rag").mkdir()
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "rag" / "a.py").write_text('"""Says "Insufficient data"."""\nX = "insufficient data: none"\n')
+    assert literal_uses(tmp_path, r"(?i)insufficient[ _]data", "rag/records.py") == ["rag/a.py:2"]
