@@ -246,8 +246,8 @@ def cmd_eval(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from rag.assistant import answer as answer_fn
     from rag.answer.export import to_markdown
+    from rag.assistant import answer as answer_fn
     from rag.assistant.structured import sql_answer
 
     settings = _settings(args)

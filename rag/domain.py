@@ -180,3 +180,49 @@ def spelled_out_in(acronym: str, text: str) -> bool:
     defined = lower + rf"\s*\(\s*{re.escape(acronym)}\s*\)"
     return bool(re.search(titled, text) or re.search(defined, text, re.I)
                 or len(letters) >= 4 and re.search(lower, text, re.I))
+
+
+# -- months and dates: one vocabulary and one parser for every layer ------------------------------------------------
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december")
+# the months a reporting period usually ends in: the calendar quarters' ends, and January (a 52/53-week year's)
+PERIOD_END_MONTHS = ("december", "january", "june", "september", "march")
+MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"  # a month's name, whole or cut ("Sept")
+MONTH = MONTH_WORD + r"\.?"  # and its period ("Sept.")
+# "December 31, 2022" with its year apart (groups 1 and 2), for patterns that find a date after a phrase ("ended")
+DATE_WRITTEN = r"((?:" + "|".join(MONTH_NAMES) + r")\s+\d{1,2},?\s+(\d{4}))"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR4 = r"((?:19|20)\d{2})"
+_DATE_FORMS = (  # each with the groups of its day, month and year
+    (re.compile(rf"\b({MONTH})\s+{_DAY},?\s+{_YEAR4}\b", re.I), (2, 1, 3)),  # July 1, 2022
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?({MONTH}),?\s+{_YEAR4}\b", re.I), (1, 2, 3)),  # 1st July 2022, 1 of July, 2022
+    (re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b"), (3, 2, 1)),  # 2022-07-01
+)
+_DATE_NUMERIC = (re.compile(r"\b(\d{1,2})[./]\s?(\d{1,2})[./]\s?((?:19|20)\d{2})\b"), (1, 2, 3))  # 31.12.2023
+
+
+def month_number(word: str) -> int | None:
+    """1-12 for a month's name, whole or cut ("Sept.", "dec"); None for any other word ("market")."""
+    w = word.lower().rstrip(".")
+    if len(w) < 3:
+        return None
+    for i, name in enumerate(MONTH_NAMES, 1):
+        if name.startswith(w) or (w == "sept" and i == 9):
+            return i
+    return None
+
+
+def dates_in(text: str, numeric: bool = True) -> list[dt.date]:
+    """Every calendar date written in the text, in reading order, each once: "July 1, 2022", "1st July 2022",
+    "2022-07-01" and, with `numeric`, the day-first "31.12.2023" or "31/12/2023" (a question's "1/2/2022" is
+    ambiguous: its reader leaves numeric dates out). A date that does not exist (31 June) is no date."""
+    found: list[tuple[int, dt.date]] = []
+    for pat, (di, mi, yi) in _DATE_FORMS + ((_DATE_NUMERIC,) if numeric else ()):
+        for m in pat.finditer(text):
+            mon = m.group(mi)
+            month = int(mon) if mon.isdigit() else month_number(mon)
+            try:
+                found.append((m.start(), dt.date(int(m.group(yi)), month or 0, int(m.group(di)))))
+            except ValueError:
+                continue
+    return list(dict.fromkeys(d for _, d in sorted(found, key=lambda x: x[0])))

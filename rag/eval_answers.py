@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.eval import pct, load_questions, resolve_documents
+from rag.eval import load_questions, pct, resolve_documents
 from rag.quantities import Num, numbers
 from rag.records import CONFIDENCES
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from rag.quantities import class_of_unit
+from rag.quantities import class_of_unit, scale_name
 from rag.records import Fact
 
 _DATA = Path(__file__).parent / "data"
@@ -272,8 +272,8 @@ class Computation:
     def formatted(self) -> str:
         if self.metric.unit in ("USD", "EUR", "GBP") and self.facts:
             scale = self.facts[0].scale or 1.0  # an amount in its tables' unit ("1,623 million")
-            word = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(scale, "")
-            return f"{self.value / scale:,.0f}{word}"
+            word = scale_name(scale)
+            return f"{self.value / scale:,.0f}{' ' + word if word else ''}"
         return format_metric(self.value, self.metric.unit)
 
 

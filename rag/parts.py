@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from rag.domain import MONTH_NAMES
 from rag.issuers import norm
-
 
 # "in Texas", "in the Americas", "in Berlin", "to PepsiCo", "at its Aschaffenburg plant": a place (or a named part)
 # the figure is asked for
@@ -29,8 +29,7 @@ _DEMONYM = re.compile(r"\b(" + "|".join(k.capitalize() for k in _DEMONYMS) + r")
 PART_NOUNS = re.compile(r"\b(?:products?|product line|brands?|plants?|factory|factories|sites?|portfolio|customers?|"
                         r"stores?|region|market|franchise|subsidiary|branch|office)\b", re.I)
 # capitalised words that name a measure, a period or a kind of figure, not a part
-_NOT_PLACES = set("""q1 q2 q3 q4 h1 h2 fy fiscal january february march april may june july august september october
-november december scope usd eur gbp us u.s. gaap non-gaap non ifrs total net gross operating adjusted consolidated
+_NOT_PLACES = set(MONTH_NAMES) | set("""q1 q2 q3 q4 h1 h2 fy fiscal scope usd eur gbp us u.s. gaap non-gaap non ifrs total net gross operating adjusted consolidated
 annual quarterly organic reported comparable core diluted basic free cash flow flows income revenue revenues sales
 ebit ebitda eps r&d sg&a capex opex cogs roa roe roic segment segments region regions product products geography
 geographic category categories business businesses group company corporation inc the its their year years quarter

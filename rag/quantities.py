@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CLASSES", "SCALE_WORDS", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
+from rag.domain import MONTH, MONTH_WORD
+
+__all__ = ["CLASSES", "MARKER", "SCALE_WORDS", "scale_name", "Cell", "Num", "answer_type", "asked_class", "class_of_unit",
            "classes_near_numbers", "compatible", "counted_words", "currency_of", "numbers", "parse_number",
            "qualifiers", "quantities_in", "read_cell", "same_number", "scale_of", "unit_of"]
 
@@ -268,6 +270,15 @@ _UNIT_WORDS = {
 # scale words after a number or in a table's unit line, for table cells and running text alike
 SCALE_WORDS = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mio": 1e6,
                "m": 1e6, "mm": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
+_SCALE_NAMES = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+
+
+def scale_name(factor: float | None, plural: bool = False) -> str:
+    """A scale factor as a reader says it — 1e6 → "million" ("millions" for a table's unit line); "" for none."""
+    name = _SCALE_NAMES.get(factor or 1.0, "")
+    return name + "s" if name and plural else name
+
+
 # physical and ESG units, as printed → as stored
 _UNITS = [
     (re.compile(r"\bk\s?t\s?co\s?2\s?e?\b|\bkilotonnes? co2", re.I), "kt CO2e"),
@@ -385,12 +396,12 @@ def scale_of(text: str) -> float | None:
 # 1,577 | 1577 | (1,577) | $1.6 billion | 12.5% | -3.2
 _NUMBER = re.compile(r"(?<![\w.])(\(?-?\$?[ \t]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|\(?-?\$?[ \t]?\d+(?:\.\d+)?)\)?"
                      r"([ \t]?%|[ \t]?(?:thousand|millions?|billions?|trillion|mn|bn|tn|mm|[kmb])\b)?", re.I)
-_MARKER = re.compile(r"\[(\d{1,2})\]")  # a citation marker
+MARKER = re.compile(r"\[(\d{1,2})\]")  # a citation marker, "[3]": the one pattern every module reads markers with
 # Numbers that are names, not quantities: pages, form types, periods, items, notes, citation markers.
 _NOT_QUANTITY = re.compile(r"\b((?:19|20)\d{2}-\d{2}-\d{2}\b|pp?\.\s*\d+(\s*[–-]\s*\d+)?|\d+-[kq]\b|q[1-4]\b|fy\s*'?\d{2,4}|item\s+\d+[a-z]?|"
                            r"note\s+\d+|part\s+[ivx]+|scope\s+[123]|figure\s+\d+|table\s+\d+|[1-4]q\b|"
-                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
-                           r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)",
+                           rf"{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
+                           rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD})",
                            re.I)
 
 
@@ -407,7 +418,7 @@ def numbers(text: str) -> list[Num]:
     """Numbers of a text with their scale: '$1.6 billion' → 1.6e9, '1,577' → 1577, '12.5%' → 12.5 (percent).
     Years (1900–2100 without decimals or scale), pages, form names, periods and citation markers are not numbers."""
     out: list[Num] = []
-    clean = _NOT_QUANTITY.sub(" ", _MARKER.sub(" ", text))
+    clean = _NOT_QUANTITY.sub(" ", MARKER.sub(" ", text))
     clean = re.sub(r"(\d)[ \t]*(?:percentage points?|pp\b|percent|per cent)\b", r"\1%", clean, flags=re.I)
     for m in _NUMBER.finditer(clean):
         raw, suffix = m.group(1), (m.group(2) or "").strip().lower()

@@ -8,12 +8,12 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
-from rag.assistant import MAX_QUESTION, answer, check_question
 from rag.answer.export import conversation_json, conversation_markdown, export_name, to_json, to_markdown
 from rag.answer.labels import document_label, shorten
 from rag.answer.markup import answer_markdown, markers_in, neutral
 from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
+from rag.assistant import MAX_QUESTION, answer, check_question
 from rag.domain import company_key
 from rag.errors import RagError
 from rag.library import library_summary, load_samples, sample_files

@@ -7,9 +7,9 @@ import time
 import streamlit as st
 
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
-from rag.assistant import answer
 from rag.answer.labels import duration_label, source_label
 from rag.answer.markup import answer_markdown, neutral
+from rag.assistant import answer
 from rag.retrieve.stages import Candidates, Threshold
 
 NO_LLM = ("Needs a language model: without retrieval there is nothing to quote, so only an LLM can answer. "

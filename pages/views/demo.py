@@ -7,10 +7,10 @@ import streamlit as st
 
 from pages import get_embedder, get_store, library_or_stop, settings, sidebar
 from rag.answer import explain
-from rag.assistant import MAX_QUESTION, answer, check_question
 from rag.answer.labels import source_label
 from rag.answer.markup import answer_markdown, neutral
 from rag.answer.suggest import example_questions
+from rag.assistant import MAX_QUESTION, answer, check_question
 from rag.errors import RagError
 from rag.retrieve.stages import Candidates, ScopeAndFilters
 from rag.retrieve.trace import StageTrace

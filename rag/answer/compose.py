@@ -16,11 +16,9 @@ from rag.answer.model import Answer, Evidence
 from rag.answer.verify import quote_matches, sentences, unsupported_numbers, verify
 from rag.config import Settings, llm_formats_file
 from rag.errors import redact
-from rag.quantities import numbers
+from rag.quantities import MARKER, numbers
 from rag.records import INSUFFICIENT, refusal_reason
 from rag.retrieve.pipeline import Retrieval
-
-_MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
 def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
@@ -67,7 +65,7 @@ def with_offline(r: Retrieval, base: Answer | None, evidence: list[Evidence] | N
             evidence.append(new)
             by_chunk[e.chunk_id] = new.marker
         remap[e.marker] = by_chunk[e.chunk_id]
-    computed = [_MARKER.sub(lambda m: f"[{remap.get(int(m.group(1)), m.group(1))}]", x)
+    computed = [MARKER.sub(lambda m: f"[{remap.get(int(m.group(1)), m.group(1))}]", x)
                 for x in (base.computed if base else [])]
     return evidence, computed
 
@@ -157,7 +155,7 @@ def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict]
     """The LLM's sentences that pass verification; the others are listed as dropped or flagged."""
     kept = []
     for s in sentences(text):
-        if not _MARKER.search(s) and (len(s.split()) > uncited_words or numbers(s)):
+        if not MARKER.search(s) and (len(s.split()) > uncited_words or numbers(s)):
             # grounded means cited: inline, or through the reply's evidence list (by its values or its quote);
             # otherwise (an instruction obeyed from a document, a fact from the model's memory) it is not part of
             # the answer
@@ -221,7 +219,7 @@ def finish_llm(r: Retrieval, reply: dict[str, Any], evidence: list[Evidence], t0
         return a
     cited = _cited(reply, evidence, unsupported)
     kept = _kept_sentences(text, evidence, unsupported, settings.answer.uncited_words, computed, cited)
-    used = {int(m) for s in kept for m in _MARKER.findall(s)}
+    used = {int(m) for s in kept for m in MARKER.findall(s)}
     ev = [e for e in evidence if e.marker in used]
     for e in ev:
         if not e.quote:

@@ -10,8 +10,7 @@ from rag.answer.labels import document_label, source_label
 from rag.ingest.chartread import reading_line
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import QueryIntent
-from rag.retrieve.stages import (Budget, Candidates, Coverage, Diversify, Facts, Figures, ScopeAndFilters,
-                                 Threshold)
+from rag.retrieve.stages import Budget, Candidates, Coverage, Diversify, Facts, Figures, ScopeAndFilters, Threshold
 
 
 def _join(xs) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import re
-from datetime import date
 from collections.abc import Callable
+from datetime import date
 
 from rag.answer.model import Answer
 from rag.errors import redact

@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.words import terms as _terms
 from rag.answer.model import Answer, PlacedFigure
-from rag.answer.verify import MARKER
 from rag.ingest.drawn import family
 from rag.ingest.figkind import NEVER_SHOWN
+from rag.quantities import MARKER
 from rag.records import FigureHit
+from rag.words import terms as _terms
 
 MAX_SHOWN = 3
 # a question that asks to see a chart gets the one chart that answers it best, by meaning: the figure's stored

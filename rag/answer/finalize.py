@@ -3,7 +3,6 @@ and the refusal ("Insufficient data: …") with the nearest pages."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rag.answer.labels import document_label, pages_label

@@ -26,10 +26,23 @@ from functools import lru_cache
 import numpy as np
 
 from rag.answer.extractive import Unit, units_of
-from rag.quantities import (NEGATED, PROTOTYPES, Num, asked_class, class_of_unit, compatible, counted_words,
-                             named_class, numbers, printed_class, qualifiers, quantities_in)
+from rag.domain import MONTH
+from rag.quantities import (
+    NEGATED,
+    PROTOTYPES,
+    Num,
+    asked_class,
+    class_of_unit,
+    compatible,
+    counted_words,
+    named_class,
+    numbers,
+    printed_class,
+    qualifiers,
+    quantities_in,
+)
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
-from rag.retrieve.measure import MONTH_RX, ASK_WORDS, asked_unit, label_terms, strip_instructions
+from rag.retrieve.measure import ASK_WORDS, asked_unit, label_terms, strip_instructions
 
 __all__ = ["Judge", "Typed", "FitSettings", "measure_text"]
 
@@ -84,7 +97,7 @@ def column_group(header: str | None) -> str:
     """A column header without its period: "Germany 2023" → "Germany", "FINE" → "FINE", "2023" → ""."""
     h = re.sub(r"\b(?:fy|fiscal(?: year)?)?\s?'?(?:19|20)\d{2}(?:\s*/\s*\d{2,4})?\b|\bfy\s?'?\d{2}\b|"
                r"\b(?:q[1-4]|[1-4]q|h[12]|9m)(?:\s?'?\d{2})?\b|"
-               r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s+\d{1,2})?,?|"
+               rf"\b{MONTH}(?:\s+\d{{1,2}})?,?|"
                r"\b(?:as of|as at|at|year|years|ended|ending|months?|three|six|nine|twelve|restated|adjusted)\b",
                " ", header or "", flags=re.I)
     h = re.sub(r"\s+", " ", h).strip(" ,|/-–()*:.")
@@ -140,7 +153,7 @@ _PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end o
                      r"\b(?:fiscal|financial) year\b", re.I)
 
 
-_MONTH = MONTH_RX
+_MONTH = MONTH
 # a date: "January 30, 2021", "31 Dec 2023", "12/31/2023", with what introduces it ("ended", "as of", "at")
 _DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
                    rf"\b\d{{1,2}}\.?\s+{_MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)

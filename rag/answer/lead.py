@@ -12,10 +12,11 @@ from functools import lru_cache
 
 from rag.answer.fit import column_group
 from rag.answer.labels import short_company
+from rag.domain import month_number
 from rag.metrics import Computation, format_metric, growth, label_rank, line_items, norm_label
-from rag.quantities import SCALE_WORDS, numbers
+from rag.quantities import SCALE_WORDS, numbers, scale_name
 from rag.records import DocumentMeta, Fact
-from rag.retrieve.measure import END_DATE, MONTH_NUM, STATEMENT_WORDS, Ask, label_terms, synonyms
+from rag.retrieve.measure import END_DATE, STATEMENT_WORDS, Ask, label_terms, synonyms
 from rag.statements import statement_of_title
 from rag.words import STOP as _STOP
 from rag.words import terms as _all_terms
@@ -36,9 +37,10 @@ _OUTFLOW = re.compile(r"^(purchases?|payments?|repayments?|dividends|acquisition
 
 def _header_end(header: str) -> tuple[int, int, int | None] | None:
     m = END_DATE.search(header or "")
-    if not m or not MONTH_NUM.get(m.group(1)[:3].lower()):
+    month = month_number(m.group(1)) if m else None
+    if not m or not month:
         return None
-    return int(m.group(3)), MONTH_NUM[m.group(1)[:3].lower()], int(m.group(2)) if m.group(2) else None
+    return int(m.group(3)), month, int(m.group(2)) if m.group(2) else None
 
 
 def _span_ok(f: Fact, span: str | None) -> bool:
@@ -287,7 +289,7 @@ def money(f: Fact, value: float | None = None) -> str:
     else:
         num = f"{v:,.0f}" if v == int(v) and v >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".") if v < 100 \
             else f"{v:,.1f}"
-    scale = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(f.scale, "")
+    scale = f" {scale_name(f.scale)}".rstrip()
     sign = "-" if neg else ""
     if unit == "%":
         return f"{sign}{num}%"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from rag.answer.model import Answer
+from rag.quantities import MARKER
 
 __all__ = ["SUPPORTING", "answer_markdown", "chart_text", "neutral"]
 
@@ -43,7 +44,7 @@ def chart_text(text: object) -> str:
     return html.escape(str(text or ""), quote=False)
 
 
-_MARKER = re.compile(r"\[(\d{1,2})\](?!\()")
+_MARKER = re.compile(MARKER.pattern + r"(?!\()")  # a marker, not a Markdown link's text ("[1](…)")
 _BOLD_LEAD = re.compile(r"\*\*(.+?)\*\*")
 _RULE = re.compile(r"\|(\s*:?-+:?\s*\|)+")
 SUPPORTING = "Supporting passages:"  # the offline composer's lead-in (rag/answer/offline.py)

@@ -15,16 +15,29 @@ from rag.answer.finalize import insufficient
 from rag.answer.fit import FitSettings, Judge, Typed
 from rag.answer.labels import document_label
 from rag.answer.lead import BALANCES as BALANCES
-from rag.answer.lead import (Scored, average_sentence, best_facts, compare_sentence, computation_sentences,
-                             fact_sentence, latest_year, money, own_recall, possessive, resolver, same_row,
-                             trend_sentence, who)
+from rag.answer.lead import (
+    Scored,
+    average_sentence,
+    best_facts,
+    compare_sentence,
+    computation_sentences,
+    fact_sentence,
+    latest_year,
+    money,
+    own_recall,
+    possessive,
+    resolver,
+    same_row,
+    trend_sentence,
+    who,
+)
 from rag.answer.model import Answer, Evidence
 from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.answer.verify import quote_in, verify
 from rag.config import Settings
 from rag.domain import years_of
 from rag.metrics import Computation, compute, without_definition
-from rag.quantities import numbers
+from rag.quantities import numbers, scale_name
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
 from rag.retrieve.facts import FactBook
 from rag.retrieve.measure import Ask, asked, asks_figure, demands_figure, strip_instructions, synonyms
@@ -618,7 +631,7 @@ def _row_units(book: FactBook, rows: list[extractive.Unit]) -> dict[str, str]:
     for f in book.of_chunks(list(dict.fromkeys(u.c.chunk_id for u in rows)), 2000):
         if f.row_text in out or f.unit == "%" or f.is_change:
             continue
-        scale = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(f.scale, "")
+        scale = scale_name(f.scale, plural=True)
         unit = " ".join(x for x in ((f.unit or "").replace("/share", " per share"), scale) if x)
         if unit:
             out[f.row_text] = unit

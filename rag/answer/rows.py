@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.quantities import numbers
+from rag.quantities import numbers, scale_name
 from rag.records import Fact
 
 # the words that split a question into its sides
@@ -187,7 +187,7 @@ def _computed(pick: Pick, vals: list[Fact | None]) -> str:
     places = max((n.decimals for v in got for n in numbers(v.raw)[:1]), default=0)
     a, b = got[0].value, got[1].value
     unit = got[0].unit or ""
-    scale = {1e3: " thousand", 1e6: " million", 1e9: " billion"}.get(got[0].scale, "")
+    scale = f" {scale_name(got[0].scale)}".rstrip()
     tail = "%" if unit == "%" else f"{scale} {unit}".rstrip() if unit else scale
     if pick.op == "sum":
         return f", together {sum(v.value for v in got):,.{places}f}{tail} on {pick.focus} (computed)"

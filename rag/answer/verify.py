@@ -7,11 +7,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from rag.quantities import Num, numbers  # noqa: F401
+from rag.quantities import MARKER, Num, numbers  # noqa: F401
 from rag.quantities import same_number as _matches
 
 _LIGATURES = {"ﬁ": "fi", "ﬂ": "fl", "ﬀ": "ff", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "ft", "ﬆ": "st"}
-MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
 

@@ -7,19 +7,18 @@ import time
 from collections.abc import Callable
 
 from rag.answer.compose import fallback, finish_llm, llm_answer
-from rag.answer.offline import offline_answer
 from rag.answer.finalize import insufficient
 from rag.answer.llm import LLMError
-from rag.language import not_english
 from rag.answer.model import Answer
+from rag.answer.offline import offline_answer
 from rag.assistant.plan import llm_plan, offline_plan
 from rag.assistant.tools import ToolContext
 from rag.config import Settings
 from rag.errors import RagError
+from rag.language import not_english
 from rag.records import DocumentMeta
 from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.search import SearchFilters
-
 
 MAX_QUESTION = 2000  # characters
 

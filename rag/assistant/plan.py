@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag.answer import prompts
-from rag.assistant import tools
 from rag.answer.llm import Rejected, llm_errors, make_client, parse_reply
+from rag.assistant import tools
 from rag.assistant.tools import ToolContext
 from rag.domain import years_of
 from rag.retrieve.pipeline import Retrieval, refresh_facts, sub_search

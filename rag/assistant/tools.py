@@ -229,8 +229,8 @@ class Compute(Tool):
 
     def run(self, ctx: ToolContext, args: ComputeArgs) -> str:
         from rag.answer.lead import computation_sentences, latest_year, resolver
-        from rag.retrieve.facts import item_facts
         from rag.metrics import compute, metric_of, metrics
+        from rag.retrieve.facts import item_facts
 
         m = metric_of(args.metric)
         if m is None:

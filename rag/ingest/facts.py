@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rag.domain import periods_in
+from rag.domain import MONTH, dates_in, periods_in
 from rag.quantities import DASH, DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
 from rag.records import Table, TableCell, TableColumn, TableRow
 from rag.statements import statement_of_title
@@ -32,7 +32,7 @@ _COUNTED_OBJECT = re.compile(r"\b(?:to|from|for|by|with|under|on)\s+(?:\w+\s+){0
                              r"locations|shares|customers|patents?)\b", re.I)
 
 # -- headers -------------------------------------------------------------------------------------------------------
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = MONTH
 _DATE = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b|\b(\d{{1,2}})[./]\s?(\d{{1,2}})[./]\s?((?:19|20)\d{{2}})\b"
                    rf"|\b(\d{{1,2}})\s+({_MONTH})\s+((?:19|20)\d{{2}})\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.])(?:fy|fiscal(?: year)?|cy)?\s?'?((?:19|20)\d{2})(?![\d,])", re.I)
@@ -51,8 +51,6 @@ _GENERIC_STUB = re.compile(r"\b(key figures?|units?|kpis?|indicators?|metrics?|i
                            r"periods?|years?|months|quarters?|weeks|as of|at|dates?|in|total|methods?|models?|approach(?:es)?|"
                            r"baselines?|datasets?|systems?)\b", re.I)
 _TOTAL = re.compile(r"^\s*(total|net|sum)\b", re.I)
-_MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                       "dec"], 1)}
 
 
 @dataclass
@@ -232,17 +230,9 @@ def _spread(top: list[str], n: int) -> list[str]:
 
 
 def _date_of(text: str) -> dt.date | None:
-    m = _DATE.search(text)
-    if not m:
-        return None
-    try:
-        if m.group(1):
-            return dt.date(int(m.group(3)), _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
-        if m.group(4):
-            return dt.date(int(m.group(6)), int(m.group(5)), int(m.group(4)))
-        return dt.date(int(m.group(9)), _MONTHS[m.group(8)[:3].lower()], int(m.group(7)))
-    except (ValueError, KeyError):
-        return None
+    """The first date a column's header writes ("December 31, 2022", "31.12.2023"), or None."""
+    found = dates_in(text)
+    return found[0] if found else None
 
 
 def _kind_of(text: str) -> str | None:

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.config import IngestSettings
-from rag.ingest import chartread
+from rag.ingest import chartread, figkind
 from rag.ingest import crop as cropmod
 from rag.ingest.drawn import cell_grid, chart_of, family
-from rag.ingest import figkind
 from rag.ingest.layout import Row
-from rag.ingest.regions import vector_groups
 from rag.ingest.pdf import render
 from rag.ingest.rasterchart import solid_shapes
+from rag.ingest.regions import vector_groups
 
 CAPTION = re.compile(rf"^\s*({cropmod.FIGURE_WORDS})\s*{cropmod.FIGURE_NUMBER}\s*[:.|\-–—]?", re.I)
 DISPLAY_WIDTH_PX = 520  # the width of a figure in an answer (pages/views/ask.py)

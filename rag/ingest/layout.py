@@ -7,11 +7,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rag.domain import PERIOD_END_MONTHS
 from rag.statements import statement_of_title
 
 _NUMERIC_CELL = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,./]*\)?\s*%?\)?[\s*]*$|^[-–—]+$")
-_YEARISH = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b|\b(quarter|months|weeks|fiscal|year|ended|december|january|"
-                      r"june|september|march|q[1-4])\b", re.I)
+_YEARISH = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b|\b(quarter|months|weeks|fiscal|year|ended|"
+                      + "|".join(PERIOD_END_MONTHS) + r"|q[1-4])\b", re.I)
 _ITEM = re.compile(r"^(item\s+\d{1,2}[a-c]?\b\.?|part\s+[ivx]+\b)", re.I)
 _NUMBERED = re.compile(r"^((\d{1,2})(\.\d{1,2}){0,3})\.?\s+[A-Z]")
 _APPENDIX_LETTER = re.compile(r"^[A-H](\.\d{1,2})*\.?\s+[A-Z][a-z]")

@@ -9,14 +9,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 # The issuer key and the known-issuer match live in rag.domain; imported here too, as before.
-from rag.domain import SUFFIX, company_key, fiscal_year_of_end
+from rag.domain import DATE_WRITTEN, MONTH_NAMES, SUFFIX, company_key, dates_in, fiscal_year_of_end, month_number
 from rag.domain import match_known_company as match_known_company
 from rag.ingest import names
 
-MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
-                                      "september", "october", "november", "december"], 1)}
-_DATE = (r"((?:january|february|march|april|may|june|july|august|september|october|november|december)"
-         r"\s+\d{1,2},?\s+(\d{4}))")
+_DATE = DATE_WRITTEN
 _LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{SUFFIX})(?=[\s,.;)]|$)", re.I)
 _QUARTER_WORDS = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4", "1st": "Q1", "2nd": "Q2",
                   "3rd": "Q3", "4th": "Q4"}
@@ -84,17 +81,16 @@ def _year_from_date(text: str) -> tuple[int | None, str | None]:
     if not m:
         return None, None
     try:
-        parts = m.group(1).replace(",", "").split()
-        d = dt.date(int(parts[2]), MONTHS[parts[0].lower()], int(parts[1]))
+        d = dates_in(m.group(1), numeric=False)[0]
         return d.year, d.isoformat()
-    except (ValueError, KeyError, IndexError):
+    except IndexError:
         return int(m.group(2)), None
 
 
 _PERIOD_END = re.compile(r"(?:quarter|three months|period|weeks|quarterly period)\s*(?:\([^)]{0,30}\)\s*)?"
                          r"ended\s*:?\s*" + _DATE, re.I)
-_FY_END = re.compile(r"fiscal\s+year\s+(?:end(?:s|ed|ing)?|closes?)\s+(?:on\s+)?(january|february|march|april|may|"
-                     r"june|july|august|september|october|november|december)\s+(\d{1,2})\b", re.I)
+_FY_END = re.compile(r"fiscal\s+year\s+(?:end(?:s|ed|ing)?|closes?)\s+(?:on\s+)?(" + "|".join(MONTH_NAMES) +
+                     r")\s+(\d{1,2})\b", re.I)
 _DECLARED = re.compile(r"\b(first|second|third|fourth|q[1-4])\b(?:\s+quarter)?[\s,]+(?:(?:and|of|&)\s+)?(?:the\s+)?"
                        r"(?:full\s+)?(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\b"
                        r"|\b(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\s+(first|second|third|fourth|q[1-4])\b", re.I)
@@ -117,7 +113,7 @@ def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
     m = _FY_END.search(flat + " " + later)
     if m and period_end:
         try:
-            end = dt.date(period_end.year, MONTHS[m.group(1).lower()], int(m.group(2)))
+            end = dt.date(period_end.year, month_number(m.group(1)) or 0, int(m.group(2)))
         except ValueError:
             end = None
         if end:

@@ -18,9 +18,9 @@ from rag.embed import Embedder
 from rag.errors import IngestError, LimitExceededError
 from rag.filenames import clean_file_name
 from rag.ingest import chunking, figkind, gridless, layout, metadata
-from rag.ingest.child import Text, read_in_child
 from rag.ingest import facts as factmod
 from rag.ingest import figures as figmod
+from rag.ingest.child import Text, read_in_child
 from rag.ingest.ocr import OcrLine, ocr_image
 from rag.ingest.overlap import EmbedStage
 from rag.ingest.pdf import check_file, open_pdf, render, render_zoom, scrub_path, sha256_file

@@ -5,7 +5,7 @@ first pages, leaves the stored company as it is."""
 
 from __future__ import annotations
 
-from rag.ingest.metadata import on_cover, issuer_of_text
+from rag.ingest.metadata import issuer_of_text, on_cover
 
 __all__ = ["redetect_issuers"]
 

@@ -11,8 +11,8 @@ import pymupdf
 from rag.config import Settings
 from rag.ingest import crop as cropmod
 from rag.ingest import figkind, layout
-from rag.ingest.drawn import chart_of
 from rag.ingest import figures as figmod
+from rag.ingest.drawn import chart_of
 from rag.ingest.ocr import ocr_image
 from rag.ingest.pdf import render
 

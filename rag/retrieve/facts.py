@@ -19,7 +19,7 @@ from rag.domain import ANNUAL_TYPES
 from rag.issuers import norm
 from rag.metrics import line_items
 from rag.records import Candidate, DocumentMeta, Fact, Hit
-from rag.retrieve.measure import Ask, Unknown, asked, named_entities, NOT_NAMES, scope_documents
+from rag.retrieve.measure import NOT_NAMES, Ask, Unknown, asked, named_entities, scope_documents
 from rag.retrieve.query import QueryIntent
 
 MEASURE_FACTS = 400  # the measure's facts fetched at most

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from rag.domain import periods_in
+from rag.domain import MONTH, MONTH_NAMES, month_number, periods_in
 from rag.issuers import norm
 from rag.metrics import Metric, defined_metric, item_metric, metric_of, without_definition
 from rag.parts import breakdown_terms, part_forms
@@ -97,9 +97,7 @@ _INSTRUCTIONS = [re.compile(p, re.I) for p in (
     r"operations|income)\b")]
 
 
-MONTH_NUM = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                           "dec"], 1)}
-MONTH_RX = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+MONTH_RX = MONTH
 END_DATE = re.compile(rf"\b({MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
 # the words that name a period rather than the measure: "the three months ended June 2, 2023", "the December
 # 2022 quarter", "the second quarter of fiscal 2023", "as of January 28, 2023"
@@ -115,7 +113,7 @@ def period_ends(question: str) -> list[tuple[int, int, int | None]]:
     "the December 2022 quarter", "as of January 28, 2023"."""
     out = []
     for m in END_DATE.finditer(question):
-        month = MONTH_NUM.get(m.group(1)[:3].lower())
+        month = month_number(m.group(1))
         if month:
             out.append((int(m.group(3)), month, int(m.group(2)) if m.group(2) else None))
     return list(dict.fromkeys(out))
@@ -348,11 +346,10 @@ fy fiscal q1 q2 q3 q4 h1 h2 ytd ttm ltm yoy gaap non-gaap ifrs ebit ebitda eps c
 cogs sg&a r&d d&a pp&e ppne ppe esg ghg co2 co2e scope kpi kpis ceo cfo coo board us usa u.s. uk eu europe europeans
 americas asia emea apac latam china germany france japan india canada mexico brazil austria sweden croatia serbia
 slovenia bosnia herzegovina montenegro
-january february march april may june july august september october november december
 form item note part section table figure chart exhibit annual quarterly report reports filing filings statement
 statements balance sheet cash flow flows income operations consolidated total net gross operating adjusted
 sustainability nonfinancial non-financial report usd eur gbp dollars euro euros million millions billion billions
-data center gaming embedded client segment segments products services""".split())
+data center gaming embedded client segment segments products services""".split()) | set(MONTH_NAMES)
 _FRAMED = [  # a name used as the subject of a question
     r"(?P<n>{N})['’]s\b", r"\b(?:for|of|at|by|did|does|do|has|is|was|were)\s+(?P<n>{N})\b(?!['’])",
 ]

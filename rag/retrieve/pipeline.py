@@ -12,9 +12,9 @@ from rag.config import RetrievalSettings
 from rag.embed import Embedder
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Refusal
 from rag.retrieve.contract import result_json, search_json
+from rag.retrieve.facts import FactBook, regather
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.search import SearchFilters
-from rag.retrieve.facts import FactBook, regather
 from rag.retrieve.stages import STAGES, SUB_SEARCH, Facts, Stage, State, dynamic_k
 from rag.retrieve.trace import Trace
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.domain import FORM_NAMES, is_form_name, is_period_token, periods_in, years_of
+from rag.domain import FORM_NAMES, dates_in, is_form_name, is_period_token, periods_in, years_of
 from rag.issuers import Issuers
 from rag.quantities import ITEM_NO as _ITEM_NO
 
@@ -113,13 +113,6 @@ _FOLLOWUP = re.compile(r"^\s*(and|what about|how about|same for|and for|and in|i
 _RELATIVE = re.compile(r"\b(?:the )?(?:same (?:quarter|period|month) )?(?:a|one|two) years? (?:earlier|before|ago|prior)\b|"
                        r"\bthe (?:year|quarter|period) (?:before|earlier|prior)\b|\b(?:the )?(?:previous|prior|preceding) "
                        r"(?:year|fiscal year|period)\b|\b(?:the )?year[- ]earlier (?:quarter|period|figure)\b", re.I)
-_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-_DATES = [  # "July 1, 2022", "1st July 2022", "1 of July, 2022", "2022-07-01"
-    (re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d{2})\b", re.I), (2, 1, 3)),
-    (re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+((?:19|20)\d{2})\b", re.I), (1, 2, 3)),
-    (re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b"), (3, 2, 1)),
-]
 # "What drove …", "why did …": asks for the narrative. ("… and explain why." asks to justify an answer.)
 _EXPLAIN = re.compile(r"\b(what (drove|drives|caused|causes|led to|contributed to)|why (did|does|do|is|are|was|were|has|have)\b|"
                       r"reasons? (for|behind)|drivers? (of|behind)|driven by|factors? behind|"
@@ -382,21 +375,8 @@ def _what_part(intent: QueryIntent, text: str) -> None:
 
 
 def _dates(text: str) -> list[str]:
-    import datetime as dt
-
-    months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    out: list[str] = []
-    for pat, (di, mi, yi) in _DATES:
-        for m in pat.finditer(text):
-            mon = m.group(mi)
-            month = int(mon) if mon.isdigit() else months.index(mon[:3].lower()) + 1
-            try:
-                iso = dt.date(int(m.group(yi)), month, int(m.group(di))).isoformat()
-            except ValueError:
-                continue
-            if iso not in out:
-                out.append(iso)
-    return out
+    """The calendar dates a question names, as ISO dates (numeric dates such as 1/2/2022 are ambiguous: left out)."""
+    return [d.isoformat() for d in dates_in(text, numeric=False)]
 
 
 def key_terms(text: str, known: Issuers | dict[str, str]) -> list[str]:

@@ -278,3 +278,12 @@ def test_the_literal_check_skips_docstrings_only(tmp_path):
     (tmp_path / "pages").mkdir()
     (tmp_path / "rag" / "a.py").write_text('"""Says "Insufficient data"."""\nX = "insufficient data: none"\n')
     assert literal_uses(tmp_path, r"(?i)insufficient[ _]data", "rag/records.py") == ["rag/a.py:2"]
+
+
+def test_months_and_scale_words_are_spelled_out_once():
+    """Issue 37: the month names live in rag/domain.py (MONTH_NAMES, MONTH, DATE_WRITTEN, month_number, dates_in);
+    the names of scale factors in rag/quantities.py (SCALE_WORDS, scale_name); the citation marker's pattern too
+    (quantities.MARKER)."""
+    assert not literal_uses(RAG.parent, r"(?i)\bseptember\b|\bsept?\|", "rag/domain.py")
+    assert not literal_uses(RAG.parent, r"\{1e3: ", "rag/quantities.py")
+    assert not literal_uses(RAG.parent, r"^\\\[\(\\d\{1,2\}\)\\\]$", "rag/quantities.py")
