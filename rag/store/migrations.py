@@ -84,14 +84,19 @@ def script(sql_dir: Path = SQL_DIR) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _bootstrap(conn: psycopg.Connection) -> None:
+def _bootstrap(conn: psycopg.Connection, lock_timeout_s: float) -> None:
     """The table that records migrations (two processes creating it at once both succeed), with the checksum of
-    each repeatable file as applied."""
+    each repeatable file as applied. The column is added only when missing: an ALTER waits for the table's lock,
+    which a running migrator holds (its wait is then the migration lock's)."""
     for _ in range(3):
         try:
             with conn.transaction():
+                conn.execute(f"set local lock_timeout = {int(lock_timeout_s * 1000)}")
                 conn.execute(_LOG_TABLE)
-                conn.execute(_LOG_CHECKSUM)
+                has = conn.execute("select 1 from information_schema.columns where table_name = 'schema_migrations'"
+                                   " and column_name = 'checksum' and table_schema = current_schema()").fetchone()
+                if not has:
+                    conn.execute(_LOG_CHECKSUM)
             return
         except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable, psycopg.errors.DuplicateColumn):
             continue
@@ -145,7 +150,7 @@ def migrate(conn: psycopg.Connection, sql_dir: Path = SQL_DIR, lock_timeout_s: f
     m: Migration | None = None
     locked = [False]
     try:
-        _bootstrap(conn)
+        _bootstrap(conn, lock_timeout_s)
         for m in plan(sql_dir):
             if _apply(conn, m, lock_timeout_s, locked):
                 applied_now.append(m.name)
