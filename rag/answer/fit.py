@@ -153,10 +153,9 @@ _PERIOD = re.compile(r"\b(?:in|for|during|as of|as at|at the end of|by the end o
                      r"\b(?:fiscal|financial) year\b", re.I)
 
 
-_MONTH = MONTH
 # a date: "January 30, 2021", "31 Dec 2023", "12/31/2023", with what introduces it ("ended", "as of", "at")
-_DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{_MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
-                   rf"\b\d{{1,2}}\.?\s+{_MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)
+_DATE = re.compile(rf"(?:\b(?:ended|ending|as of|as at|at|on|of)\s+)?(?:\b{MONTH}\s+\d{{1,2}},?\s+(?:19|20)\d{{2}}|"
+                   rf"\b\d{{1,2}}\.?\s+{MONTH},?\s+(?:19|20)\d{{2}}|\b\d{{1,2}}/\d{{1,2}}/(?:19|20)?\d{{2}})\b", re.I)
 # the words that ask (how much, by what percentage) and the auxiliaries of a question: not what is measured
 _AUXILIARY = re.compile(r"\b(?:by\s+)?(?:how\s+(?:much|many)|what\s+(?:percentage|percent|share|proportion))\b|"
                         r"\b(?:did|does|do)\b", re.I)

@@ -32,15 +32,14 @@ _COUNTED_OBJECT = re.compile(r"\b(?:to|from|for|by|with|under|on)\s+(?:\w+\s+){0
                              r"locations|shares|customers|patents?)\b", re.I)
 
 # -- headers -------------------------------------------------------------------------------------------------------
-_MONTH = MONTH
-_DATE = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b|\b(\d{{1,2}})[./]\s?(\d{{1,2}})[./]\s?((?:19|20)\d{{2}})\b"
-                   rf"|\b(\d{{1,2}})\s+({_MONTH})\s+((?:19|20)\d{{2}})\b", re.I)
+_DATE = re.compile(rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d{{2}})\b|\b(\d{{1,2}})[./]\s?(\d{{1,2}})[./]\s?((?:19|20)\d{{2}})\b"
+                   rf"|\b(\d{{1,2}})\s+({MONTH})\s+((?:19|20)\d{{2}})\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.])(?:fy|fiscal(?: year)?|cy)?\s?'?((?:19|20)\d{2})(?![\d,])", re.I)
 _CHANGE = re.compile(r"[∆Δ]|\b(change|chg\.?|var\.?|variance|vs\.?|versus|increase|decrease|growth|delta|y/y|yoy|"
                      r"better|worse)\b|^\s*%\s*$|(?:19|20)\d{2}\s*/\s*(?:19|20)?\d{2}|^[+\-–]?\s*%", re.I)
 _PERIOD_WORD = re.compile(r"\b(19|20)\d{2}\b|\bfy\s?'?\d{2}\b|\bq[1-4]\b|\b[1-4]q\b|\b(three|six|nine|twelve|thirteen|"
                           r"twenty|fifty)[- ](months|weeks)\b|\b\d{2} weeks\b|\bquarter\b|\bfiscal\b|\byear\b|\bended\b|"
-                          rf"\b{_MONTH}\s+\d{{1,2}}\b|\bchange\b|\bvs\.?\b|\b(ytd|h[12]|9m|ltm|ttm)\b", re.I)
+                          rf"\b{MONTH}\s+\d{{1,2}}\b|\bchange\b|\bvs\.?\b|\b(ytd|h[12]|9m|ltm|ttm)\b", re.I)
 _QUARTER_CTX = re.compile(r"\b(three months|thirteen weeks|13 weeks|quarter|fourth quarter|q[1-4]|[1-4]q)\b", re.I)
 _HALF_CTX = re.compile(r"\b(six months|26 weeks|twenty-six weeks|first half|h1)\b", re.I)
 _NINE_CTX = re.compile(r"\b(nine months|39 weeks|thirty-nine weeks|9m)\b", re.I)
@@ -570,7 +569,7 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
     stub = t.header.stub.strip()
     if stub and re.search(r"[A-Za-z]{3,}", stub) and not (scale_of(stub) or unit_of(stub) or currency_of(stub)) \
             and len(stub.split()) <= 8 and not t.parent and not _GENERIC_STUB.search(stub) \
-            and not re.match(rf"\s*{_MONTH}\s+\d", stub, re.I):
+            and not re.match(rf"\s*{MONTH}\s+\d", stub, re.I):
         t.parent = stub.rstrip(":")  # "Adjusted non-GAAP results | 2022 | 2023": the group the rows belong to
     return t
 
@@ -600,7 +599,7 @@ def _on_plain(t: _Table, text: str) -> None:
         t.unit_hint = f"{t.unit_hint} {unit.group(0)}".strip()  # "Revenue ($ in millions)": a group and its unit
     if t.header is not None and group and _short_plain(group.rstrip(":")) and not re.fullmatch(r"\(.*\)", group) \
             and not re.search(r"\d[\d,.]{2,}|[$€£%]", group) \
-            and not _DATE.search(group) and not re.match(rf"\s*{_MONTH}\s+\d", group, re.I):
+            and not _DATE.search(group) and not re.match(rf"\s*{MONTH}\s+\d", group, re.I):
         t.parent_before, t.parent = t.parent, group.rstrip(":")
     t.pending_label = text if _short_plain(text.rstrip(":")) else ""
 

@@ -97,13 +97,12 @@ _INSTRUCTIONS = [re.compile(p, re.I) for p in (
     r"operations|income)\b")]
 
 
-MONTH_RX = MONTH
-END_DATE = re.compile(rf"\b({MONTH_RX})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
+END_DATE = re.compile(rf"\b({MONTH})\s+(?:(\d{{1,2}}),?\s+)?((?:19|20)\d{{2}})\b", re.I)
 # the words that name a period rather than the measure: "the three months ended June 2, 2023", "the December
 # 2022 quarter", "the second quarter of fiscal 2023", "as of January 28, 2023"
 _PERIOD_PHRASE = re.compile(
     rf"\b(?:(?:three|six|nine|twelve|3|6|9|12|13|26|39|52|53)[- ](?:months?|weeks?)|(?:fiscal )?(?:quarter|year|period)"
-    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{MONTH_RX}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
+    rf"s?)\s+(?:ended|ending|through)(?:\s+on)?\b|\bas of\b|\b{MONTH}\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d{{2}}\b|"
     rf"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter\b|\bfirst half\b|\bhalf[- ]year\b",
     re.I)
 
