@@ -69,6 +69,8 @@ def enqueue(store, data: bytes, file_name: str, settings: Settings) -> Enqueued:
     if len(data) > limit * 1024 * 1024:
         return Enqueued(file_name, None, "failed", error=f"file is {len(data) / 1e6:.0f} MB, above the {limit:.0f}-MB "
                         "limit (RAG_INGEST__MAX_FILE_MB)")
+    if not data.strip():
+        return Enqueued(file_name, None, "failed", error="empty file (0 bytes)" if not data else "empty file")
     if not data.lstrip()[:5].startswith(b"%PDF"):
         return Enqueued(file_name, None, "failed", error="not a PDF file")
     if needs_password(data):

@@ -9,7 +9,7 @@ import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
 from rag.answer.export import conversation_json, conversation_markdown, export_name, to_json, to_markdown
-from rag.answer.labels import document_label, shorten
+from rag.answer.labels import document_label, shorten, time_label
 from rag.answer.markup import answer_markdown, markers_in, neutral
 from rag.answer.model import Answer
 from rag.answer.suggest import example_questions, follow_ups
@@ -292,9 +292,11 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             st.caption("Past conversations")
             current = st.session_state.get("conversation_id")
             for c in past:
-                label = shorten(c.title, 46) + f" · {c.turns}"
+                # two conversations that began with one question differ by when they were last used
+                label = shorten(c.title, 46) + f" · {time_label(c.updated_at or c.created_at)}"
                 st.button(neutral(label), key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
-                          type="primary" if c.conversation_id == current else "tertiary", width="stretch")
+                          type="primary" if c.conversation_id == current else "tertiary", width="stretch",
+                          help=f"{c.turns} question{'s' * (c.turns != 1)}")
         if chat:
             title = st.session_state.get("conversation_title") or chat[0]["question"]
             answers = [t["answer"] for t in chat]

@@ -11,14 +11,14 @@ import streamlit as st
 
 from pages import documents, get_embedder, get_store, settings, sidebar
 from rag import jobs
-from rag.answer.labels import document_label, period_label
+from rag.answer.labels import document_label, period_label, time_label
 from rag.answer.markup import neutral
 from rag.domain import ANNUAL_TYPES
 from rag.filenames import clean_file_name
 from rag.ingest.pipeline import ingest_file
 from rag.records import DocumentMeta
 
-PERIOD = "period (FY2023, Q2 FY2023, H1 FY2023)"  # the documents table's column, as every page prints a period
+PERIOD = "As every page prints it: FY2023, Q2 FY2023, H1 FY2023"  # the period field's help
 TYPES = ["10-K", "10-Q", "8-K", "earnings release", "sustainability report", "annual report", "research paper",
          "other"]
 
@@ -53,12 +53,12 @@ def _queue(name: str, data: bytes) -> None:
     st.session_state.setdefault("ingest_results", {})[name] = r
 
 
-def _result_line(name: str, r: dict) -> tuple[str, str]:
-    """The alert's kind and its Markdown line (the file name and an error quoting the file are neutralised)."""
+def _result_line(name: str, r: dict, now: str | None = None) -> tuple[str, str]:
+    """The alert's kind and its Markdown line (the file name and an error quoting the file are neutralised).
+    now: the status of the file's job, read with the jobs table it sits above."""
     name = neutral(name)
     if r.get("duplicate") == "document":
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
-    now = (st.session_state.get("job_status") or {}).get(r.get("queued"))
     if r.get("queued") and now == "done":
         return "success", f"{name}: ingested (job {r['queued']}); it is in the documents below"
     if r.get("queued") and now == "failed":
@@ -78,12 +78,21 @@ def _result_line(name: str, r: dict) -> tuple[str, str]:
 
 
 def _results(locked: set[str]) -> None:
-    """Each file's result, once: a success, 'already in the library' or its error in one line."""
+    """Each file's result that no job follows, once: 'already in the library' or its error in one line (a queued
+    file's line is drawn with the jobs table, from the same read: the two never disagree)."""
     for name, r in st.session_state.get("ingest_results", {}).items():
-        if name in locked:
+        if name in locked or (r.get("queued") and r.get("duplicate") != "document"):
             continue
         kind, line = _result_line(name, r)
         getattr(st, kind)(line)
+
+
+def _job_lines(status: dict[int, str]) -> None:
+    """The status line of each file queued from this page, by its job's status in `status` (the jobs table's rows)."""
+    for name, r in st.session_state.get("ingest_results", {}).items():
+        if r.get("queued") and r.get("duplicate") != "document":
+            kind, line = _result_line(name, r, status.get(r["queued"]))
+            getattr(st, kind)(line)
 
 
 def _password_forms(locked: set[str], files: dict[str, bytes]) -> None:
@@ -147,25 +156,28 @@ def _progress(r: dict) -> int:
 
 
 def _jobs(rows: list[dict], names: dict[int, str]) -> None:
-    """Queued, running and finished ingestion jobs of this workspace. While a job is queued or running the table
-    redraws itself every two seconds without holding the page; once none is, it is drawn once and the page polls
-    nothing (an idle page costs the server no CPU)."""
+    """Queued, running and finished ingestion jobs of this workspace, under the status lines of the files queued
+    here. While a job is queued or running both redraw every two seconds without holding the page; once none is,
+    they are drawn once and the page polls nothing (an idle page costs the server no CPU)."""
     if any(r["status"] in ("queued", "running") for r in rows):
         _jobs_live(names)
     else:
+        _job_lines({r["id"]: r["status"] for r in rows})
         _jobs_table(rows, names)
 
 
 @st.fragment(run_every=2.0)
 def _jobs_live(names: dict[int, str]) -> None:
-    """The jobs table while some are active; when a job starts or ends, the whole page redraws, so its status line
-    follows it and the documents table shows its document (and, once none is active, this stops polling)."""
+    """The status lines and the jobs table while some job is active, from one read of the jobs; when a job starts
+    or ends, the whole page redraws, so the documents table shows its document (and, once none is active, this
+    stops polling)."""
     rows = jobs.list_jobs(get_store(), 50)
     status = {r["id"]: r["status"] for r in rows}
     before = st.session_state.get("job_status") or {}
     st.session_state["job_status"] = status
     if any(i in before and before[i] != s for i, s in status.items()):
         st.rerun()
+    _job_lines(status)
     _jobs_table(rows, names)
 
 
@@ -184,8 +196,18 @@ def _took(r: dict) -> str:
     return f"{secs // 60} min {secs % 60:02d} s" if secs >= 60 else f"{secs} s"
 
 
+def _stage(r: dict) -> str:
+    """A running job's stage with its count and whole progress ("figures 5 / 167 · 62%"); nothing once it ended."""
+    if r["status"] != "running":
+        return ""
+    stage = STAGES.get(r["stage"] or "", r["stage"] or "")
+    count = f" {r['done']} / {r['total']}" if r["total"] else ""
+    return f"{stage}{count} · {_progress(r)}%"
+
+
 def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
-    """names: the documents' labels, read once by the page (a job that ends redraws the whole page)."""
+    """names: the documents' labels, read once by the page (a job that ends redraws the whole page). A static
+    table, wrapped to the page's width: no column is ever cut or off-screen."""
     if not rows:
         return
     store = get_store()
@@ -196,39 +218,19 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
         st.warning("No worker is running: queued files wait. Start one with `python -m rag worker` "
                    "(`run.sh` starts one with the app).")
     extra = {"attempts": any(r["attempts"] > 1 for r in rows), "error": any(r["error"] for r in rows)}
-    st.dataframe([{
-        "file": r["file_name"], "document": _job_document(r, names), "status": r["status"], "took": _took(r),
-        "progress": _progress(r),
-        "stage": (STAGES.get(r["stage"] or "", r["stage"] or "") + (f" {r['done']} / {r['total']}" if r["total"]
-                                                                     and r["status"] == "running" else "")),
-        "queued": _at(r["created_at"]),
-        **({"attempts": r["attempts"]} if extra["attempts"] else {}),
-        **({"error": r["error"] or ""} if extra["error"] else {})} for r in rows],
-        hide_index=True, width="stretch",
-        column_config={"file": st.column_config.TextColumn("file", width="large"),
-                       "document": st.column_config.TextColumn("document", width="large"),
-                       "status": st.column_config.TextColumn("status", width="small"),
-                       "took": st.column_config.TextColumn("took", width="medium"),
-                       "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=100,
-                                                                   format="%d%%", width="small"),
-                       "stage": st.column_config.TextColumn("stage", width="medium"),
-                       "queued": st.column_config.TextColumn("queued", width="small"),
-                       "attempts": st.column_config.NumberColumn("attempts", width="small")})
+    st.table([{
+        "job": str(r["id"]), "document": _job_document(r, names), "status": r["status"],
+        "stage": _stage(r), "queued": time_label(r["created_at"]), "took": _took(r),
+        **({"attempts": str(r["attempts"])} if extra["attempts"] else {}),
+        **({"error": r["error"] or ""} if extra["error"] else {})} for r in rows])
 
 
 def _job_document(r: dict, names: dict[int, str]) -> str:
-    """The job's document by its readable name; "(deleted)" once the document is gone (its id is then cleared)."""
+    """The job's document by its readable name; its file's name until it is read, and with "(deleted)" once the
+    document is gone (its id is then cleared)."""
     if r["document_id"]:
-        return names.get(r["document_id"], "(deleted)")
-    return "(deleted)" if r["status"] == "done" else ""
-
-
-def _at(t) -> str:
-    """When, as a reader reads it: "13:36" today, "Nov 28 13:36" before."""
-    if not t:
-        return ""
-    when = _when(t)
-    return when.strftime("%H:%M") if when.date() == datetime.now(when.tzinfo).date() else when.strftime("%b %d %H:%M")
+        return names.get(r["document_id"], f"{r['file_name']} (deleted)")
+    return f"{r['file_name']} (deleted)" if r["status"] == "done" else r["file_name"]
 
 
 def _period_kind(text: str | None) -> str | None:
@@ -238,48 +240,57 @@ def _period_kind(text: str | None) -> str | None:
 
 
 def _table(docs: list[DocumentMeta]) -> None:
-    """The documents by their readable names, with title, company, type, fiscal year and period editable (the
-    period as every page prints it, "Q2 FY2023"); pages, counts and the file are a static table below it, so
-    neither is wider than the page."""
-    rows = [{"id": d.document_id, "document": document_label(d), "title": d.title or "", "company": d.company or "",
-             "type": d.doc_type or "other", "fiscal year": d.fiscal_year,
-             PERIOD: period_label(d.fiscal_year, d.fiscal_period or ("FY" if d.doc_type in ANNUAL_TYPES else None),
-                                  d.doc_type),
-             **({"authors": "; ".join(d.authors)} if any(x.authors for x in docs) else {})}
-            for d in docs]
-    edited = st.data_editor(
-        rows, key="library_table", hide_index=True, width="stretch",
-        disabled=["id", "document", "authors"],
-        column_config={"id": None,  # kept for saving, not shown
-                       "document": st.column_config.TextColumn("document", width="medium"),
-                       "title": st.column_config.TextColumn("title", width="medium"),
-                       "company": st.column_config.TextColumn("company", width="medium"),
-                       "type": st.column_config.SelectboxColumn("type", options=TYPES, width="small"),
-                       "fiscal year": st.column_config.NumberColumn("year", min_value=1900, max_value=2100,
-                                                                    step=1, format="%d", width="small"),
-                       PERIOD: st.column_config.TextColumn("period", width="small", help=PERIOD),
-                       "authors": st.column_config.TextColumn("authors", width="medium")})
+    """The documents as a static table wrapped to the page's width (no cell is ever cut): readable name, title,
+    company, type and period as every page prints them ("Q2 FY2023"), authors for papers. Pages, counts and the
+    file are in an expander below, and a document's details are corrected in a form under it."""
+    st.table([{"document": document_label(d), "title": d.title or "", "company": d.company or "",
+               "type": d.doc_type or "other", "period": _period(d),
+               **({"authors": "; ".join(d.authors or [])} if any(x.authors for x in docs) else {})} for d in docs])
     with st.expander("Pages, passages, figures and files"):
         st.table([{"document": document_label(d), "pages": str(d.page_count), "passages": str(d.chunks),
-                   "figures": str(d.figures), "OCR pages": str(d.ocr_pages), "uploaded": _at(d.uploaded_at),
-                   "file": d.file_name} for d in docs])  # static: wrapped to the page's width
-    changed = [(new, old) for new, old in zip(edited, rows, strict=True) if new != old]
-    if changed and st.button(f"Save {len(changed)} correction(s)"):
-        refused = [neutral(new["document"]) for new, old in changed if not get_store().update_document_metadata(
-            new["id"], company=new["company"] if new["company"] != old["company"] else None,
-            fiscal_year=int(new["fiscal year"]) if new["fiscal year"] != old["fiscal year"] else None,
-            fiscal_period=_period_kind(new[PERIOD]) if new[PERIOD] != old[PERIOD] else None,
-            doc_type=new["type"] if new["type"] != old["type"] else None,
-            title=new["title"] if new["title"] != old["title"] else None)]
-        note = f"Saved {len(changed) - len(refused)} correction(s)."
-        if refused:
-            note += (f" Not saved for {', '.join(refused)}: a shared document is corrected by its owner, and a deleted"
-                     " one no longer exists.")
-        st.session_state["saved_note"] = (note, bool(refused))
-        st.rerun()
+                   "figures": str(d.figures), "OCR pages": str(d.ocr_pages), "uploaded": time_label(d.uploaded_at),
+                   "file": d.file_name} for d in docs])
+    with st.expander("Correct a document's details"):
+        _correct(docs)
     if st.session_state.get("saved_note"):
         note, refused = st.session_state["saved_note"]
         (st.warning if refused else st.success)(note)  # stays until the next change
+
+
+def _period(d: DocumentMeta) -> str:
+    return period_label(d.fiscal_year, d.fiscal_period or ("FY" if d.doc_type in ANNUAL_TYPES else None), d.doc_type)
+
+
+def _correct(docs: list[DocumentMeta]) -> None:
+    """One document's title, company, type, year and period, in a form; only the fields changed are saved."""
+    by_id = {d.document_id: d for d in docs}
+    pick = st.selectbox("Document to correct", list(by_id), format_func=lambda i: document_label(by_id[i]),
+                        key=f"correct_pick-{st.session_state.get('deletes', 0)}")
+    d = by_id.get(pick)
+    if d is None:
+        return
+    with st.form(f"correct-{d.document_id}"):
+        title = st.text_input("Title", d.title or "")
+        company = st.text_input("Company", d.company or "")
+        c1, c2, c3 = st.columns(3)
+        kind = c1.selectbox("Type", TYPES, index=TYPES.index(d.doc_type) if d.doc_type in TYPES else len(TYPES) - 1)
+        year = c2.number_input("Fiscal year", min_value=1900, max_value=2100, value=d.fiscal_year, step=1)
+        period = c3.text_input("Period", _period(d), help=PERIOD)
+        if st.form_submit_button("Save"):
+            changes = {"company": company if company != (d.company or "") else None,
+                       "fiscal_year": int(year) if year and year != d.fiscal_year else None,
+                       "fiscal_period": _period_kind(period) if period != _period(d) else None,
+                       "doc_type": kind if kind != (d.doc_type or "other") else None,
+                       "title": title if title != (d.title or "") else None}
+            if not any(v is not None for v in changes.values()):
+                st.session_state["saved_note"] = ("Nothing to save: no field was changed.", False)
+                st.rerun()
+            ok = get_store().update_document_metadata(d.document_id, **changes)
+            note = (f"Saved the corrections to {neutral(document_label(d))}." if ok else
+                    f"Not saved for {neutral(document_label(d))}: a shared document is corrected by its owner, and a "
+                    "deleted one no longer exists.")
+            st.session_state["saved_note"] = (note, not ok)
+            st.rerun()
 
 
 def _forget(gone: set[int]) -> None:
@@ -343,7 +354,7 @@ def page() -> None:
                "worker reads, chunks, embeds and stores it in one transaction; you can leave this page meanwhile, "
                "and a bad file never stops the others.")
     rows = jobs.list_jobs(get_store(), 50)
-    st.session_state["job_status"] = {r["id"]: r["status"] for r in rows}  # read first: the status lines follow it
+    st.session_state["job_status"] = {r["id"]: r["status"] for r in rows}
     _upload()
     docs = documents()
     _jobs(rows, {d.document_id: document_label(d) for d in docs})

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 _LEGAL = re.compile(r",?\s*\b(inc\.?|incorporated|corporation|corp\.?|company|co\.?|plc|ag|se|n\.v\.|ltd\.?|limited|"
@@ -61,8 +62,25 @@ def heading_label(heading: str | None, parts: int = 2) -> str:
     comps = [c for c in comps if not re.fullmatch(r"part\s+[ivx]+", c, re.I)]
     item = next((m.group(1) for m in (re.match(r"(item\s*\d+[a-z]?)\b", c, re.I) for c in comps) if m), None)
     tail = [c for c in comps if not re.match(r"item\s*\d", c, re.I)][-(parts - 1 if item else parts):]
-    out = ([" ".join(item.split()).title()] if item else []) + [shorten(" ".join(t.split()), 60) for t in tail]
+    out = ([" ".join(item.split()).title()] if item else []) + [shorten(_printed(t), 60) for t in tail]
     return " › ".join(out)  # "Item  1" (two spaces, a no-break space) prints "Item 1"
+
+
+def _printed(heading: str) -> str:
+    """A heading as printed, without what its text layer glued on: footnote marks set as superscripts after a
+    lower-case letter ("Staff turnover1, 2" → "Staff turnover"; "CO2", "Scope 3" and "H2" keep theirs), and the
+    space a line break left after a hyphen before a digit ("GPT- 4o" → "GPT-4o")."""
+    t = " ".join(heading.split())
+    t = re.sub(r"(?<=[a-z])\d{1,2}(?:\s*,\s*\d{1,2})*\s*$", "", t)
+    return re.sub(r"(?<=[^\W\d_])- (?=\d)", "-", t)
+
+
+def time_label(t: Any) -> str:
+    """When, as a reader reads it: "13:36" today, "Nov 28 13:36" before (t: a datetime or its ISO text)."""
+    if not t:
+        return ""
+    when = t if isinstance(t, datetime) else datetime.fromisoformat(str(t))
+    return when.strftime("%H:%M") if when.date() == datetime.now(when.tzinfo).date() else when.strftime("%b %d %H:%M")
 
 
 def source_label(c: Any) -> str:

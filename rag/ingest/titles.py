@@ -220,22 +220,42 @@ def paper_year(page, pdf_meta: dict) -> int | None:
 
 
 def report_title(first_pages: list[str]) -> str | None:
-    """The phrase that names a report on its first pages, in title case when it is set in capitals."""
+    """The phrase that names a report on its first pages, in title case when it is set all in capitals or all in
+    lower case."""
     for text in first_pages[:4]:
         lines = text.splitlines()
-        for i, line in enumerate(lines):
-            if i + 1 < len(lines) and re.match(r"\s*(?:of|for)\b|\s*(?:19|20)\d\d\s*$", lines[i + 1], re.I):
-                line = f"{line} {lines[i + 1]}"  # "ANNUAL REPORT" / "OF THE GROUP 2023": one title
-            elif i > 0 and re.fullmatch(r"\s*(?:19|20)\d\d\s*", lines[i - 1]):
-                line = f"{lines[i - 1].strip()} {line}"  # "2023" / "ANNUAL REPORT": the year set above the title
-            m = REPORT_TITLE.search(line)
-            if m and re.search(r"(?:19|20)\d\d", m.group(0)) and len(line.split()) <= 12:
+        for i in range(len(lines)):
+            m = next((m for m in map(REPORT_TITLE.search, _title_candidates(lines, i)) if m), None)
+            if m and re.search(r"(?:19|20)\d\d", m.group(0)):
                 t = re.sub(r"\s+", " ", m.group(0)).strip()
-                if t.isupper():
-                    t = " ".join(w.capitalize() if not re.match(r"\d+-K", w) else w for w in t.split())
-                    t = re.sub(r"\bForm 10-k\b", "Form 10-K", t, flags=re.I)
-                return t
+                return _title_case(t) if t.isupper() or t.islower() else t
     return None
+
+
+def _title_candidates(lines: list[str], i: int) -> list[str]:
+    """The line i as a title may be set: alone or with the line that ends it ("ANNUAL REPORT" / "OF THE GROUP
+    2023"), after a year set above it, or a cover's run of one- or two-word lines ("2023" / "Sustainability" /
+    "Report") joined. Only lines of at most 12 words: a sentence that names a report is not its title."""
+    line = lines[i]
+    if i + 1 < len(lines) and re.match(r"\s*(?:of|for)\b|\s*(?:19|20)\d\d\s*$", lines[i + 1], re.I):
+        line = f"{line} {lines[i + 1]}"
+    elif i > 0 and re.fullmatch(r"\s*(?:19|20)\d\d\s*", lines[i - 1]):
+        line = f"{lines[i - 1].strip()} {line}"
+    out = [line] if len(line.split()) <= 12 else []
+    run = []
+    for ln in lines[i:i + 4]:
+        if not 1 <= len(ln.split()) <= 2:
+            break
+        run.append(ln.strip())
+    return out + ([" ".join(run)] if len(run) > 1 else [])
+
+
+def _title_case(title: str) -> str:
+    """"NON-FINANCIAL REPORT 2023" and "non-financial report 2023" → "Non-Financial Report 2023" (Form 10-K kept)."""
+    words = [w if re.fullmatch(r"\d+-K", w, re.I) else "-".join(p.capitalize() for p in w.split("-"))
+             for w in title.split()]
+    out = " ".join(w.lower() if w.lower() in ("of", "on", "for") and i else w for i, w in enumerate(words))
+    return re.sub(r"\bForm (\d+)-k\b", r"Form \1-K", out, flags=re.I)
 
 
 def headline(page) -> str | None:

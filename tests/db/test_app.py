@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -28,9 +29,18 @@ def test_library_lists_documents_and_saves_a_correction(app, clean_store):
     assert app.title[0].value == "Library"
     assert app.subheader[0].value == "2 document(s)"
     assert app.get("file_uploader") and [s for s in app.selectbox if s.label == "Document"]
-    clean_store.update_document_metadata(1, company="Acme Widgets Corp (restated)")
-    app.run()
-    assert "Acme Widgets Corp (restated)" in {d.company for d in clean_store.list_documents()}
+    # the documents table is static (walkthrough 5: cells of an editable grid were cut at 1400 px)
+    table = next(t.value for t in app.table if "title" in t.value.columns)
+    assert list(table.columns[:5]) == ["document", "title", "company", "type", "period"] and len(table) == 2
+    pick = next(s for s in app.selectbox if s.label == "Document to correct")
+    app.button[[b.label for b in app.button].index("Save")].click().run()
+    assert any("Nothing to save" in s.value for s in app.success)
+    doc = pick.value
+    next(t for t in app.text_input if t.label == "Company").set_value("Acme Widgets Corp (restated)")
+    app.button[[b.label for b in app.button].index("Save")].click().run()
+    assert not app.exception and any("Saved the corrections" in s.value for s in app.success)
+    assert {d.document_id: d.company for d in clean_store.list_documents()}[doc] == "Acme Widgets Corp (restated)"
+    assert "Acme Widgets Corp (restated)" in set(next(t.value for t in app.table if "title" in t.value.columns)["company"])
 
 
 def test_a_deleted_document_leaves_every_library_picker_in_the_same_redraw(app, clean_store):
@@ -192,7 +202,9 @@ def test_a_conversation_is_kept_in_the_database_and_reopens_from_its_url(app, cl
     assert [t["question"] for t in again.session_state["chat"]] == [t.question for t in turns]
     assert any(m.value.startswith("**[1]**") for m in again.markdown)
     # the past conversations are listed; "New chat" starts an empty one
-    assert any(b.label.startswith("What were Acme Widgets' net sales in 2022?") for b in again.button)
+    # by its first question and when it was last used, never by a bare count (walkthrough 5: "· 1", "· 6")
+    past = next(b for b in again.button if b.label.startswith("What were Acme Widgets' net sales in 2022?"))
+    assert re.fullmatch(r".* · (?:\w{3} \d\d )?\d\d:\u2060?\d\d", past.label) and past.help == "2 questions"
     next(b for b in again.button if b.label == "New chat").click().run()
     assert again.session_state["chat"] == [] and "c" not in again.query_params
     # another id, or one of no conversation, starts empty instead of failing

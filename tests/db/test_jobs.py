@@ -82,6 +82,7 @@ def test_enqueue_refuses_bad_files_and_dedupes(empty, qsettings, pdfs, tmp_path)
     assert first.status == "queued" and first.job_id and not first.duplicate
     assert again.duplicate == "job" and again.job_id == first.job_id
     assert jobs.enqueue(empty, b"hello, not a pdf", "notes.pdf", qsettings).error == "not a PDF file"
+    assert jobs.enqueue(empty, b"", "blank.pdf", qsettings).error == "empty file (0 bytes)"
     import make_pdfs
 
     locked = jobs.enqueue(empty, make_pdfs.make_encrypted(tmp_path / "locked.pdf").read_bytes(), "locked.pdf",
@@ -200,11 +201,13 @@ def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
     at.switch_page("pages/views/library.py").run()
     assert not at.exception
     assert any(f"paper.pdf: queued (job {out.job_id})" in s.value for s in at.success)
-    table = next(f.value for f in at.dataframe if "took" in f.value.columns)
-    assert table.iloc[0]["status"] == "queued"
+    table = next(f.value for f in at.table if "took" in f.value.columns)
+    assert table.iloc[0]["status"] == "queued" and table.iloc[0]["document"] == "paper.pdf"
     empty.admin_rpc("ingest_job_begin", {"p_job_id": out.job_id})  # a worker has started it
     at.run()
     assert any(f"paper.pdf: being read (job {out.job_id})" in s.value for s in at.info)
+    # the line and the table are read together: they never disagree (walkthrough 5 saw "being read" over "queued")
+    assert next(f.value for f in at.table if "took" in f.value.columns).iloc[0]["status"] == "running"
     with empty.transport.connection() as conn:  # back in the queue, for the worker below
         conn.execute("update ingest_jobs set status = 'queued', attempts = 0 where id = %s", (out.job_id,))
     proc = _worker(qsettings, "--once")
@@ -214,7 +217,7 @@ def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
         _stop(proc)
     at.run()
     assert any(f"paper.pdf: ingested (job {out.job_id})" in s.value for s in at.success)
-    row = next(f.value for f in at.dataframe if "took" in f.value.columns).iloc[0]
+    row = next(f.value for f in at.table if "took" in f.value.columns).iloc[0]
     doc = empty.list_documents()[0]
     assert row["status"] == "done" and row["document"] not in ("", "None", None) and row["took"].endswith(" s")
     at.multiselect(key="delete_pick").select(doc.document_id).run()
@@ -224,5 +227,5 @@ def _library_page_follows_a_job(empty, qsettings, pdfs, AppTest, jobs) -> None:
     # the same redraw: no document counted, no picker naming it, its job's row says it is gone
     assert any(h.value == "0 document(s)" for h in at.subheader)
     assert not at.get("multiselect") or at.multiselect(key="delete_pick").value == []
-    row = next(f.value for f in at.dataframe if "took" in f.value.columns).iloc[0]
-    assert row["document"] == "(deleted)" and row["file"] == "paper.pdf"
+    row = next(f.value for f in at.table if "took" in f.value.columns).iloc[0]
+    assert row["document"] == "paper.pdf (deleted)"

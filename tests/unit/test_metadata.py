@@ -203,3 +203,18 @@ def test_a_paper_in_acm_format_has_no_abstract_heading_but_is_a_paper():
             "CCS Concepts: • Human-centered computing → Empirical studies.\nACM Reference Format:\nTal August. 2022.\n"
             "1 INTRODUCTION\n")
     assert metadata.detect([page], {}, "p.pdf").doc_type == "research paper"
+
+
+def test_a_cover_title_set_a_word_or_two_per_line_is_read_whole():
+    """Walkthrough 5: Merck's cover sets "2023" / "Sustainability" / "Report" one word per line, and its title
+    came out as a contents line; KION's names itself in lower case in a sentence's end."""
+    from rag.ingest.titles import report_title
+
+    assert report_title(["2023\nSustainability\nReport\n", "TABLE OF CONTENTS\nStrategy & management\n4"]) == \
+        "2023 Sustainability Report"
+    assert report_title(["Foreword to the non-financial report 2023\n"]) == "Non-Financial Report 2023"
+    assert report_title(["ANNUAL REPORT ON FORM 10-K 2023\n"]) == "Annual Report on Form 10-K 2023"
+    assert report_title(["Acme Sustainability Report 2023\n"]) == "Sustainability Report 2023"
+    # a sentence of more than twelve words that names a report is not its title
+    assert report_title(["In this year we have published our first sustainability report 2023 with all the "
+                         "figures that matter\n"]) is None
