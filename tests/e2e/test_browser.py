@@ -194,6 +194,9 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
     assert page.get_by_text("password you entered is wrong").count() == 0  # no stale question after the right one
     assert page.get_by_text("board_memo.pdf:").count() == 1  # its result, once
     _shot(page, "1_library")
+    # the documents and jobs tables wrap to the page: no column off-screen, no cell cut (walkthrough 5)
+    for table in page.locator('[data-testid="stTable"]').all():
+        assert table.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "a Library table is wider than the page"
 
     page.get_by_role("link", name="Ask").click()
     page.get_by_placeholder("Ask about the documents…").wait_for()
