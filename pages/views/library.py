@@ -73,8 +73,13 @@ def _result_line(name: str, r: dict, now: str | None = None) -> tuple[str, str]:
         return "info", f"{name}: already in the library (document {r.get('document_id')})"
     if r.get("error"):
         return "error", f"{name}: {neutral(r['error'])}"
-    return "success", (f"{name}: {r.get('pages')} pages, {r.get('chunks')} chunks, {r.get('figures')} figures, "
-                       f"{r.get('ocr_pages')} OCR pages, {r.get('seconds', 0):.1f} s")
+    counts = ", ".join(_count(r.get(k) or 0, what) for k, what in (("pages", "page"), ("chunks", "passage"),
+                                                                   ("figures", "figure"), ("ocr_pages", "OCR page")))
+    return "success", f"{name}: {counts}, {r.get('seconds', 0):.1f} s"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
 
 
 def _results(locked: set[str]) -> None:
@@ -220,7 +225,7 @@ def _jobs_table(rows: list[dict], names: dict[int, str]) -> None:
     extra = {"attempts": any(r["attempts"] > 1 for r in rows), "error": any(r["error"] for r in rows)}
     st.table([{
         "job": str(r["id"]), "document": _job_document(r, names), "status": r["status"],
-        "stage": _stage(r), "queued": time_label(r["created_at"]), "took": _took(r),
+        **({"stage": _stage(r)} if by["running"] else {}), "queued": time_label(r["created_at"]), "took": _took(r),
         **({"attempts": str(r["attempts"])} if extra["attempts"] else {}),
         **({"error": r["error"] or ""} if extra["error"] else {})} for r in rows])
 
