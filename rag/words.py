@@ -31,3 +31,15 @@ def stem(w: str) -> str:
                 return w  # "process", "status", "analysis" are not plurals
             return w[: -len(suf)] + ("y" if suf == "ies" else "")
     return w
+
+
+def shorten(text: str, width: int) -> str:
+    """Text cut to at most `width` characters at a word's end, with "…" when cut (a single word longer than that
+    is cut inside it)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[:width - 1]
+    if " " in cut and not text[width - 1].isspace():
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip(" ,;:–—-") + "…"

@@ -293,7 +293,8 @@ def _conversations_sidebar(chat: list[dict]) -> None:
             current = st.session_state.get("conversation_id")
             for c in past:
                 # two conversations that began with one question differ by when they were last used
-                label = shorten(c.title, 46) + f" · {time_label(c.updated_at or c.created_at)}"
+                label = (shorten(c.title, 46) + f" · {c.turns} question{'s' * (c.turns != 1)}"
+                         f" · {time_label(c.updated_at or c.created_at)}")
                 st.button(neutral(label), key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
                           type="primary" if c.conversation_id == current else "tertiary", width="stretch",
                           help=f"{c.turns} question{'s' * (c.turns != 1)}")

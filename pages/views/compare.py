@@ -7,7 +7,7 @@ import time
 import streamlit as st
 
 from pages import base_settings, get_embedder, get_store, library_or_stop, sidebar
-from rag.answer.labels import duration_label, source_label
+from rag.answer.labels import duration_label, shorten, source_label
 from rag.answer.markup import answer_markdown, neutral
 from rag.assistant import answer
 from rag.retrieve.stages import Candidates, Threshold
@@ -50,8 +50,8 @@ def _run(question: str, knobs: dict) -> dict:
             "used": len(r.chunks) if r is not None else 0, "ms": (time.perf_counter() - t0) * 1000,
             "sources": [{"marker": e.marker, "source": e.source, "quote": e.quote, "verified": e.verified}
                         for e in a.evidence],
-            "chunks": [{"source": source_label(c), "final": round(c.final, 3), "cosine": round(c.cosine_similarity, 3),
-                        "file": c.file_name} for c in (r.chunks if r is not None else [])]}
+            "chunks": [{"source": source_label(c), "score": f"{c.final:.3f}", "cosine": f"{c.cosine_similarity:.3f}"}
+                       for c in (r.chunks if r is not None else [])]}
 
 
 def _side(res: dict) -> None:
@@ -68,10 +68,10 @@ def _side(res: dict) -> None:
             st.markdown(f"**[{e['marker']}]** {neutral(e['source'])}" + ("" if e["verified"] else " *(quote not "
                                                                                                "verified)*"))
             if e["quote"]:
-                st.caption(neutral(e["quote"][:300]))
+                st.caption(neutral(shorten(e["quote"], 300)))
     if res["chunks"]:
         with st.expander(f"The {len(res['chunks'])} passages used"):
-            st.dataframe(res["chunks"], hide_index=True, width="stretch")
+            st.table(res["chunks"])  # static: wrapped to the column, no cell cut, no column off-screen
 
 
 def page() -> None:

@@ -164,7 +164,7 @@ def _own_questions(docs: list[DocumentMeta]) -> None:
                "searched as on the Ask page and by the plain cosine baseline; doc@k, page@k and MRR compare them.")
     labels = {document_label(d): Path(d.file_name).stem for d in docs}
     rows = st.data_editor([{"question": "", "document": None, "page": None}], num_rows="dynamic",
-                          key="own_eval_rows", width="stretch", column_config={
+                          key="own_eval_rows", width="stretch", placeholder="", column_config={
                               "question": st.column_config.TextColumn("question", width="large", max_chars=500),
                               "document": st.column_config.SelectboxColumn("document", options=list(labels)),
                               "page": st.column_config.NumberColumn("page", min_value=1, step=1, format="%d")})

@@ -53,12 +53,14 @@ def _queue(name: str, data: bytes) -> None:
     st.session_state.setdefault("ingest_results", {})[name] = r
 
 
-def _result_line(name: str, r: dict, now: str | None = None) -> tuple[str, str]:
+def _result_line(name: str, r: dict, now: str | None = None, names: dict[int, str] | None = None) -> tuple[str, str]:
     """The alert's kind and its Markdown line (the file name and an error quoting the file are neutralised).
-    now: the status of the file's job, read with the jobs table it sits above."""
+    now: the status of the file's job, read with the jobs table it sits above; names: the documents' labels."""
     name = neutral(name)
-    if r.get("duplicate") == "document":
-        return "info", f"{name}: already in the library (document {r.get('document_id')})"
+    if r.get("duplicate") == "document" or r.get("already_ingested"):
+        known = (names or {}).get(r.get("document_id") or 0)
+        return "info", f"{name}: already in the library" + (f" as {neutral(known)}" if known else
+                                                            f" (document {r.get('document_id')})")
     if r.get("queued") and now == "done":
         return "success", f"{name}: ingested (job {r['queued']}); it is in the documents below"
     if r.get("queued") and now == "failed":
@@ -69,8 +71,6 @@ def _result_line(name: str, r: dict, now: str | None = None) -> tuple[str, str]:
         return "info", f"{name}: queued already (job {r.get('queued')}, {now or r.get('status')})"
     if r.get("queued"):
         return "success", f"{name}: queued (job {r['queued']}); its progress is in the jobs table below"
-    if r.get("already_ingested"):
-        return "info", f"{name}: already in the library (document {r.get('document_id')})"
     if r.get("error"):
         return "error", f"{name}: {neutral(r['error'])}"
     counts = ", ".join(_count(r.get(k) or 0, what) for k, what in (("pages", "page"), ("chunks", "passage"),
@@ -85,10 +85,12 @@ def _count(n: int, what: str) -> str:
 def _results(locked: set[str]) -> None:
     """Each file's result that no job follows, once: 'already in the library' or its error in one line (a queued
     file's line is drawn with the jobs table, from the same read: the two never disagree)."""
-    for name, r in st.session_state.get("ingest_results", {}).items():
+    results = st.session_state.get("ingest_results", {})
+    names = {d.document_id: document_label(d) for d in documents()} if results else {}
+    for name, r in results.items():
         if name in locked or (r.get("queued") and r.get("duplicate") != "document"):
             continue
-        kind, line = _result_line(name, r)
+        kind, line = _result_line(name, r, names=names)
         getattr(st, kind)(line)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.answer.labels import shorten
 from rag.answer.model import Answer, PlacedFigure
 from rag.ingest.drawn import family
 from rag.ingest.figkind import NEVER_SHOWN
@@ -93,6 +94,11 @@ def matches(f: FigureHit, terms: set[str]) -> list[str]:
     return near if len(near) >= 2 else []
 
 
+def as_written(stem: str, text: str) -> str:
+    """A matched word as the question or the figure writes it ("annot" → "annotator"), not its stem."""
+    return next((w for w in re.findall(r"[^\W\d_][\w\-]*", text) if _terms(w)[:1] == [stem]), stem)
+
+
 def strength(f: FigureHit, terms: set[str]) -> float:
     """How much of the measure a figure names: a word in its caption or its text counts 1, in the paragraph around
     it one half."""
@@ -108,7 +114,7 @@ def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     typed = kind == "chart" and f.chart_type and f.chart_type != "other"
     what = f"the {f.chart_type.replace('_', ' ')} chart" if typed and f.chart_type else f"the {kind}"
     caption = (f.caption or "").strip()
-    named = f" (“{caption[:80]}{'…' if len(caption) > 80 else ''}”)" if caption else ""
+    named = f" (“{shorten(caption, 80)}”)" if caption else ""
     link = f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
     return f"{what[0].upper()}{what[1:]} on p. {f.page}{named}{link}; it shows {', '.join(words[:4])}"
 
@@ -148,10 +154,11 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
             continue
         words = matches(f, terms)
         marker = cited.get(f.chunk_id) if f.chunk_id is not None else None
+        said = [as_written(w, f"{a.question} {f.caption or ''} {f.ocr_text or ''} {f.context or ''}") for w in words]
         if not (words or (wants and f.own_similarity >= OWN_FLOOR)) or not (marker or wants):
             continue
         para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
-        f.why_shown = why_shown(f, marker, words)
+        f.why_shown = why_shown(f, marker, said)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
         named = strength(f, terms)
         options.append(_Option(marker is not None and not wants, kind_named is not None and

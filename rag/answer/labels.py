@@ -7,6 +7,8 @@ import re
 from datetime import datetime
 from typing import Any
 
+from rag.words import shorten
+
 _LEGAL = re.compile(r",?\s*\b(inc\.?|incorporated|corporation|corp\.?|company|co\.?|plc|ag|se|n\.v\.|ltd\.?|limited|"
                     r"holdings?|group)\s*$", re.I)
 
@@ -99,15 +101,3 @@ def duration_label(ms: float) -> str:
     if ms < 60_000:
         return f"{ms / 1000:.2f} s"
     return f"{int(ms // 60_000)} min {int(ms % 60_000 // 1000):02d} s"
-
-
-def shorten(text: str, width: int) -> str:
-    """Text cut to at most `width` characters at a word's end, with "…" when cut (a single word longer than that
-    is cut inside it)."""
-    text = " ".join(text.split())
-    if len(text) <= width:
-        return text
-    cut = text[:width - 1]
-    if " " in cut and not text[width - 1].isspace():
-        cut = cut[:cut.rindex(" ")]
-    return cut.rstrip(" ,;:–—-") + "…"

@@ -18,6 +18,7 @@ from rag.ingest.layout import Row
 from rag.ingest.pdf import render
 from rag.ingest.rasterchart import solid_shapes
 from rag.ingest.regions import vector_groups
+from rag.words import shorten
 
 CAPTION = re.compile(rf"^\s*({cropmod.FIGURE_WORDS})\s*{cropmod.FIGURE_NUMBER}\s*[:.|\-–—]?", re.I)
 DISPLAY_WIDTH_PX = 520  # the width of a figure in an answer (pages/views/ask.py)
@@ -222,14 +223,14 @@ def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
                     text += " " + nxt.text
                     r = nxt
                 num = FIG_NUM.search(text)
-                return text[:400], (num.group(1) if num else None)
+                return shorten(text, 400), (num.group(1) if num else None)
     # No explicit caption: a short title-like line just above, or the first line inside the chart.
     near_above = sorted(above, key=lambda r: -r.y0)[:3]
     inside_size = max((r.size for r in inside), default=0)
     emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
     for r in emphasised + sorted(inside, key=lambda r: r.y0)[:6] + near_above:
         if _title_like(r):
-            return " ".join(t.text for t in _title_lines(r, rows, rect))[:200], None
+            return shorten(" ".join(t.text for t in _title_lines(r, rows, rect)), 200), None
     return "", None
 
 
@@ -334,7 +335,7 @@ def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]
         if ln.rect.y0 > last.rect.y0 + 1 and -2 <= ln.rect.y0 - last.rect.y1 < last.size * 1.2 \
                 and abs(ln.size - last.size) <= 0.6 and min(ln.rect.x1, last.rect.x1) > max(ln.rect.x0, last.rect.x0):
             own.append(ln)
-    return " ".join(ln.text.strip() for ln in own)[:200]
+    return shorten(" ".join(ln.text.strip() for ln in own), 200)
 
 
 def _join_panels(numbered: list[list], singles: list[list], prose: list[pymupdf.Rect]) -> list[list]:

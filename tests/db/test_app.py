@@ -204,7 +204,7 @@ def test_a_conversation_is_kept_in_the_database_and_reopens_from_its_url(app, cl
     # the past conversations are listed; "New chat" starts an empty one
     # by its first question and when it was last used, never by a bare count (walkthrough 5: "· 1", "· 6")
     past = next(b for b in again.button if b.label.startswith("What were Acme Widgets' net sales in 2022?"))
-    assert re.fullmatch(r".* · (?:\w{3} \d\d )?\d\d:\u2060?\d\d", past.label) and past.help == "2 questions"
+    assert re.fullmatch(r".* · 2 questions · (?:\w{3} \d\d )?\d\d:\u2060?\d\d", past.label), past.label
     next(b for b in again.button if b.label == "New chat").click().run()
     assert again.session_state["chat"] == [] and "c" not in again.query_params
     # another id, or one of no conversation, starts empty instead of failing

@@ -218,3 +218,25 @@ def test_a_cover_title_set_a_word_or_two_per_line_is_read_whole():
     # a sentence of more than twelve words that names a report is not its title
     assert report_title(["In this year we have published our first sustainability report 2023 with all the "
                          "figures that matter\n"]) is None
+
+
+def test_a_title_set_in_emulated_small_caps_reads_in_its_own_case():
+    """Walkthrough 6: LongEval's title prints "LongEval" in small caps (capitals set smaller), and read
+    "LONGEVAL"."""
+    import pymupdf
+
+    from rag.ingest.titles import paper_title
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    x = 72.0
+    for text, size in (("L", 14.3), ("ONG", 11.5), ("E", 14.3), ("VAL", 11.5), (": Guidelines for Human Evaluation",
+                                                                                 14.3)):
+        page.insert_text((x, 100), text, fontsize=size, fontname="hebo")
+        x += pymupdf.get_text_length(text, fontname="hebo", fontsize=size)
+    page.insert_text((72, 130), "Kalpesh Krishna   Erin Bransom", fontsize=11)
+    page.insert_text((72, 200), "Abstract", fontsize=11, fontname="hebo")
+    page.insert_text((72, 215), "While human evaluation remains best practice for accurately judging the "
+                     "faithfulness of long-form summaries.", fontsize=10)
+    title, _ = paper_title(page)
+    assert title == "LongEval: Guidelines for Human Evaluation"
