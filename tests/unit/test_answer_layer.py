@@ -67,7 +67,7 @@ def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
     assert [(f.figure_id, f.after_paragraph) for f in placed] == [(1, 1)]
     assert placed[0].document == "Globex Industries 10-K FY2022" and placed[0].to_json()["kind"] == "chart"
     assert placed[0].why_shown == ("The bar chart on p. 1 (“Net sales by year”), which the cited passage [2] "
-                                   "belongs to; it shows net, sale")
+                                   "belongs to; it shows net, sales")  # as written, not stemmed
 
 
 def test_a_chart_the_question_asks_for_is_the_one_that_answers_best_and_none_is_an_answer():
