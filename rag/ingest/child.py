@@ -56,7 +56,7 @@ class Text:
     """What the first pass gives the parent: enough to embed the chunks and write the document."""
     page_count: int
     chunks: list  # rag.ingest.chunking.Chunk
-    meta: Any  # rag.ingest.metadata.DocMeta, before the store's issuers are consulted
+    meta: Any  # rag.records.DocumentMeta, detected, before the store's issuers are consulted
     ocr_pages: int
     warnings: list[str] = field(default_factory=list)
 
