@@ -14,10 +14,10 @@ from rag.ingest import figkind, layout
 from rag.ingest import figures as figmod
 from rag.ingest.drawn import chart_of
 from rag.ingest.ocr import ocr_image
-from rag.ingest.pdf import render
+from rag.ingest.pdf import Drawing, render
 
 
-def _drawn(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+def _drawn(drawings: list[Drawing], rect: pymupdf.Rect) -> str | None:
     """The vector drawings' verdict for a region, as at ingestion."""
     ok, chart_type = chart_of(figmod.drawings_in(drawings, rect), rect)
     return (chart_type or "curve") if ok else "curve"
