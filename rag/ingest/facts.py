@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rag.domain import MONTH, dates_in, periods_in
 from rag.quantities import DASH, DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
-from rag.records import Fact, Table, TableCell, TableColumn, TableRow
+from rag.records import Fact, FactRow, Table, TableCell, TableColumn, TableRow
 from rag.statements import statement_of_title
 
 _PER_SHARE = re.compile(r"per (common |ordinary |diluted |basic )?share|\beps\b|dividends? (declared|paid) per", re.I)
@@ -799,9 +799,15 @@ def lines_of_units(chunks: Iterable) -> list[SourceLine]:
     return out
 
 
-def facts_by_chunk(facts: list[Fact]) -> dict[int, list[dict]]:
+def _with_chunk(f: Fact) -> FactRow:
+    row = f.to_row()
+    row["chunk_index"] = f.chunk_index
+    return row
+
+
+def facts_by_chunk(facts: list[Fact]) -> dict[int, list[FactRow]]:
     """Facts as rows grouped by chunk index (the shape ingest_document reads)."""
-    out: dict[int, list[dict]] = {}
+    out: dict[int, list[FactRow]] = {}
     for f in facts:
         out.setdefault(f.chunk_index, []).append(f.to_row())
     return out
@@ -822,8 +828,8 @@ def rebuild(store, documents=None, progress=None, reread: bool = False) -> dict[
             chunks = [SimpleNamespace(**r) for r in store.document_chunks(d.document_id)]
             tables = read_tables(lines_of_chunks(chunks), DocContext(d.fiscal_year, d.fiscal_period, d.doc_type))
             tables_read += 1
-        rows = [{**f.to_row(), "chunk_index": f.chunk_index} for t in tables for f in facts_of_table(t)]
-        total += store.replace_document_tables(d.document_id, [t.to_json() for t in tables], rows)
+        rows = [_with_chunk(f) for t in tables for f in facts_of_table(t)]
+        total += store.replace_document_tables(d.document_id, tables, rows)
         if progress:
             progress(i + 1, len(docs))
     return {"documents": len(docs), "facts": total, "tables_read_from_text": tables_read}

@@ -25,7 +25,7 @@ from rag.ingest.ocr import OcrLine, ocr_image
 from rag.ingest.overlap import EmbedStage
 from rag.ingest.pdf import check_file, open_pdf, render, render_zoom, scrub_path, sha256_file
 from rag.issuers import issuers_of
-from rag.records import DocumentMeta
+from rag.records import ChunkRow, DocumentMeta, FactRow, FigureRow
 
 log = logging.getLogger(__name__)
 
@@ -444,7 +444,7 @@ def _document_row(res: IngestResult, meta: DocumentMeta, label: str, sha: str, p
 
 
 def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[int], vecs,
-                facts: dict[int, list[dict]] | None = None) -> list[dict]:
+                facts: dict[int, list[FactRow]] | None = None) -> list[ChunkRow]:
     """One chunks row per chunk, with its embedding and its table facts."""
     facts = facts or {}
     return [{
@@ -454,7 +454,7 @@ def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[
     } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs, strict=False)]
 
 
-def figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
+def figure_rows(figs: list[figmod.Figure], vecs) -> list[FigureRow]:
     """One figures row per figure: the image as base64 PNG, with its embedding."""
     return [{
         "chunk_index": f.chunk_index, "page": f.page, "bbox": list(f.bbox), "kind": f.kind,
