@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.answer import extractive, prompts
 from rag.answer.figure_choice import place_figures
@@ -19,6 +19,9 @@ from rag.errors import redact
 from rag.quantities import MARKER, numbers
 from rag.records import INSUFFICIENT, refusal_reason
 from rag.retrieve.pipeline import Retrieval
+
+if TYPE_CHECKING:  # openai is imported when a model is called
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
@@ -82,7 +85,7 @@ def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None]
     evidence, computed = with_offline(r, base, evidence)
     figures = ("\n\nFigures computed by code from these passages (use them as written; never compute):\n" +
                "\n".join(f"- {c}" for c in computed)) if computed else ""
-    messages = [{"role": "system", "content": prompts.SYSTEM},
+    messages: list[ChatCompletionMessageParam] = [{"role": "system", "content": prompts.SYSTEM},
                 {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence) + figures,
                                                                 question=question or r.question)}]
     try:
