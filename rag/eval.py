@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from rag.config import RetrievalSettings
 from rag.ingest.pdf import sha256_file
@@ -16,14 +16,50 @@ from rag.records import FigureHit, Hit
 from rag.retrieve.pipeline import retrieve
 
 
-def load_questions(path: Path) -> list[dict]:
+class Question(TypedDict, total=False):
+    """One labelled question (../shared/eval/README.md): its id, text and kind, the gold documents (file names
+    without ".pdf") and 1-based pages, the short gold answer, the chart a good answer shows, the gold section."""
+    id: str
+    question: str
+    kind: str  # fact | figure | section | compare | unanswerable
+    docs: list[str]
+    pages: dict[str, list[int]]
+    answer: str | None
+    figure: dict[str, Any] | None  # {doc, page, caption, type, raster_or_vector}
+    section: str | None
+    notes: str
+    split: str  # tune | held (a labelled set split by document)
+    history: list[Any]  # earlier turns, for a follow-up
+    value: float | None  # the gold figure, where the answer computes one
+    missing: str | None  # what an unanswerable question lacks: company | period | measure
+
+
+class Judged(TypedDict, total=False):
+    """One question's retrieval, judged against its labels (one row of a report's per_question)."""
+    id: str
+    kind: str | None
+    doc_hit: bool
+    page_hit: bool
+    rr: float
+    refused: bool
+    distinct_docs: int
+    n_figures: int
+    section_hit: bool
+    figure_hit: bool
+    all_docs_hit: bool
+    newest_doc: bool
+    latest: bool
+    top: list[tuple[str, int]]
+
+
+def load_questions(path: Path) -> list[Question]:
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
 
 
-def questions_of_rows(rows: list[dict], stems: dict[str, str]) -> list[dict]:
+def questions_of_rows(rows: Iterable[Mapping[str, Any]], stems: dict[str, str]) -> list[Question]:
     """Questions a user wrote (Debug's table: question, document, page) in the labelled format `run_eval` reads;
     `stems` maps a document's label to its file name without ".pdf". Rows without all three are left out."""
-    out: list[dict] = []
+    out: list[Question] = []
     for r in rows:
         q, doc, page = (r.get("question") or "").strip(), r.get("document"), r.get("page")
         if q and doc in stems and page:
@@ -33,7 +69,7 @@ def questions_of_rows(rows: list[dict], stems: dict[str, str]) -> list[dict]:
     return out
 
 
-def resolve_documents(store, questions: list[dict], questions_path: Path) -> dict[str, int]:
+def resolve_documents(store, questions: list[Question], questions_path: Path) -> dict[str, int]:
     """Gold document name → document id: by file name, else by content hash of the named corpus file
     (a byte-identical copy is stored once under its first name)."""
     docs = store.list_documents()
@@ -62,20 +98,20 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def _judge(q: dict, rows: Sequence[Hit], figures: Sequence[FigureHit], refused: bool, names: dict[str, int],
-           newest_of: set[int] | None) -> dict:
+def _judge(q: Question, rows: Sequence[Hit], figures: Sequence[FigureHit], refused: bool, names: dict[str, int],
+           newest_of: set[int] | None) -> Judged:
     gold_ids = {names[n] for n in q.get("docs", []) if n in names}
     gold_pages = {(names[n], p) for n, ps in (q.get("pages") or {}).items() if n in names for p in ps}
     doc_hit = any(r.document_id in gold_ids for r in rows)
     page_rank = next((i + 1 for i, r in enumerate(rows) if any((r.document_id, p) in gold_pages for p in r.pages)),
                      None)
-    out = {"id": q["id"], "kind": q.get("kind"), "doc_hit": doc_hit, "page_hit": page_rank is not None,
-           "rr": 1.0 / page_rank if page_rank else 0.0, "refused": refused,
-           "distinct_docs": len({r.document_id for r in rows}), "n_figures": len(figures)}
+    out: Judged = {"id": q["id"], "kind": q.get("kind"), "doc_hit": doc_hit, "page_hit": page_rank is not None,
+                   "rr": 1.0 / page_rank if page_rank else 0.0, "refused": refused,
+                   "distinct_docs": len({r.document_id for r in rows}), "n_figures": len(figures)}
     if q.get("section"):
         out["section_hit"] = any(r.section_type == q["section"] and r.document_id in gold_ids for r in rows)
-    if q.get("figure"):
-        g = q["figure"]
+    g = q.get("figure")
+    if g:
         gid = names.get(g["doc"])
         out["figure_hit"] = any(f.document_id == gid and f.page == g["page"] for f in figures)
     if q.get("kind") == "compare":
@@ -85,7 +121,7 @@ def _judge(q: dict, rows: Sequence[Hit], figures: Sequence[FigureHit], refused: 
     return out
 
 
-def _summary(items: list[dict], latencies: list[float]) -> dict:
+def _summary(items: list[Judged], latencies: list[float]) -> dict:
     answerable = [i for i in items if i["kind"] != "unanswerable"]
     unans = [i for i in items if i["kind"] == "unanswerable"]
 
@@ -114,7 +150,10 @@ def run_eval(store, embedder, questions_path: Path, k: int = 5, baseline: bool =
     names = resolve_documents(store, questions, questions_path)
     docs = store.list_documents()
     cfg = (cfg or RetrievalSettings()).model_copy(update={"k": k})
-    sys_items, base_items, sys_lat, base_lat = [], [], [], []
+    sys_items: list[Judged] = []
+    base_items: list[Judged] = []
+    sys_lat: list[float] = []
+    base_lat: list[float] = []
     embedder.load()
     for i, q in enumerate(questions):
         embedder._cache.clear()

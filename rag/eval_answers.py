@@ -10,11 +10,11 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from rag.eval import load_questions, pct, resolve_documents
+from rag.eval import Question, load_questions, pct, resolve_documents
 from rag.quantities import Num, numbers
-from rag.records import CONFIDENCES
+from rag.records import CONFIDENCES, StoredChunk
 
 ANSWER_TYPES = ("reported", "computed", "narrative")
 
@@ -120,13 +120,38 @@ def lead_sentence(answer_md: str) -> str:
     return ""
 
 
-def judge(q: dict, gold: Gold, a, gold_pages: set[tuple[int, int]], names: dict[str, int] | None = None
-          ) -> dict[str, Any]:
+class AnswerJudged(TypedDict, total=False):
+    """One answer judged against its gold (a row of an answers report's per_question)."""
+    id: str
+    kind: str | None
+    answer_type: str  # reported | computed | unanswerable | … (Gold.kind)
+    missing: str | None  # what an unanswerable question lacks: company | period | measure
+    refused: bool
+    confidence: str
+    lead: str  # the answer's first sentence
+    page_cited: bool
+    lead_correct: bool
+    anywhere_correct: bool
+    computed_correct: bool
+    right: bool
+    n_figures: int
+    never_shown_kinds: int
+    asks_chart: bool
+    figure_hit: bool
+    figures_right: int
+    answer: str
+    split: str | None
+    reasons: list[str]
+    signals: dict[str, Any]
+
+
+def judge(q: Question, gold: Gold, a, gold_pages: set[tuple[int, int]], names: dict[str, int] | None = None
+          ) -> AnswerJudged:
     """One answer against its gold."""
     lead = lead_of(a.answer, q.get("kind")) if not a.insufficient else ""
     lead_nums = numbers(lead)
     all_nums = numbers(a.answer) if not a.insufficient else []
-    item: dict[str, Any] = {
+    item: AnswerJudged = {
         "id": q["id"], "kind": q.get("kind"), "answer_type": gold.kind, "missing": q.get("missing"),
         "refused": a.insufficient, "confidence": a.confidence, "lead": lead[:300],
         "page_cited": any((e.document_id, p) in gold_pages for e in a.evidence for p in e.pages),
@@ -169,7 +194,7 @@ def judge_figures(q: dict, a, gold_doc: dict[str, int]) -> dict[str, Any]:
     return out
 
 
-def _figure_summary(items: list[dict]) -> dict[str, Any]:
+def _figure_summary(items: list[AnswerJudged]) -> dict[str, Any]:
     figq = [x for x in items if "figure_hit" in x]
     other = [x for x in items if not x.get("asks_chart")]
     shown = sum(x["n_figures"] for x in figq)
@@ -182,8 +207,8 @@ def _figure_summary(items: list[dict]) -> dict[str, Any]:
     }
 
 
-def summarise(items: list[dict], answer_ms: list[float], total_ms: list[float]) -> dict[str, Any]:
-    def rate(xs: list[dict], key: str) -> float | None:
+def summarise(items: list[AnswerJudged], answer_ms: list[float], total_ms: list[float]) -> dict[str, Any]:
+    def rate(xs: list[AnswerJudged], key: str) -> float | None:
         return round(sum(bool(x.get(key)) for x in xs) / len(xs), 3) if xs else None
 
     reported = [x for x in items if x["answer_type"] == "reported" and "lead_correct" in x]
@@ -245,7 +270,7 @@ def format_answer_report(rep: dict) -> str:
     return "\n".join(lines)
 
 
-def _page_texts(store, q: dict, names: dict[str, int], cache: dict[int, list[dict]]) -> list[str]:
+def _page_texts(store, q: Question, names: dict[str, int], cache: dict[int, list[StoredChunk]]) -> list[str]:
     out = []
     for name, pages in (q.get("pages") or {}).items():
         did = names.get(name)
@@ -268,7 +293,7 @@ def run_answer_eval(store, embedder, questions_path: Path, settings=None, baseli
     names = resolve_documents(store, questions, questions_path)
     docs = store.list_documents()
     embedder.load()
-    cache: dict[int, list[dict]] = {}
+    cache: dict[int, list[StoredChunk]] = {}
     runs: dict[str, tuple[list, list, list]] = {"system": ([], [], []), "baseline": ([], [], [])}
     for i, q in enumerate(questions):
         gold = gold_of(q, _page_texts(store, q, names, cache))

@@ -8,17 +8,71 @@ from __future__ import annotations
 import csv
 from collections import Counter
 from pathlib import Path
+from typing import Any, TypedDict
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "figure_labels.tsv"
 SHOWABLE = {"chart", "diagram", "map"}
 
 
-def read_labels(path: Path = LABELS) -> list[dict]:
+class FigureLabel(TypedDict):
+    """A row of figure_labels.tsv, as text: the figure's file, page and region, how ingestion found it (vector or
+    raster), its kind and chart type, how its crop was judged and whether it is legible."""
+    path: str
+    page: str
+    x0: str
+    y0: str
+    x1: str
+    y1: str
+    source: str
+    kind: str
+    chart_type: str
+    crop: str
+    legible: str
+    notes: str
+
+
+class Classified(FigureLabel, total=False):
+    """A label with the classifier's kind, chart type and reasons."""
+    pred: str
+    pred_chart_type: str
+    why: str
+
+
+class CropRow(TypedDict):
+    """A labelled figure's crop before (region plus margin) and now: lines sliced, other figures taken in, box."""
+    path: str
+    page: str
+    kind: str
+    label_crop: str
+    before_sliced: int
+    now_sliced: int
+    before_foreign: int
+    now_foreign: int
+    before_box: list[float]
+    now_box: list[float]
+
+
+class HeldoutRow(TypedDict, total=False):
+    """A held-out label matched to the figure ingestion extracts (or a figure no label names: kind "(no figure)"),
+    with the kind found and the crop's scores now and before."""
+    path: str
+    page: str
+    kind: str
+    chart_type: str
+    notes: str
+    found: bool
+    pred: str | None
+    pred_chart_type: str
+    now: dict[str, Any]
+    before: dict[str, Any]
+
+
+def read_labels(path: Path = LABELS) -> list[FigureLabel]:
     with open(path) as f:
         return list(csv.DictReader((ln for ln in f if not ln.startswith("#")), delimiter="\t"))
 
 
-def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
+def classify_labelled(labels: list[FigureLabel], corpus: Path) -> list[Classified]:
     """Each label with the classifier's kind and chart type, read from the real PDF."""
     import pymupdf
 
@@ -42,7 +96,7 @@ def classify_labelled(labels: list[dict], corpus: Path) -> list[dict]:
     return out
 
 
-def summary(rows: list[dict]) -> dict:
+def summary(rows: list[Classified]) -> dict:
     kinds = sorted({r["kind"] for r in rows} | {r["pred"] for r in rows})
     per = {}
     for k in kinds:
@@ -77,7 +131,7 @@ def _sliced(crop, lines) -> int:
     return n
 
 
-def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
+def crop_quality(labels: list[FigureLabel], corpus: Path) -> list[CropRow]:
     """Each labelled figure's crop now (rag/ingest/crop.py) and as before (the region with a 6-pt margin): the
     lines of text it slices, whether it takes part of another figure of the page, its area."""
     import pymupdf
@@ -85,7 +139,7 @@ def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
     from rag.ingest import crop as cropmod
     from rag.ingest import figures as figmod
 
-    pages: dict[tuple[str, str], list[dict]] = {}
+    pages: dict[tuple[str, str], list[FigureLabel]] = {}
     for lab in labels:
         pages.setdefault((lab["path"], lab["page"]), []).append(lab)
     out, docs = [], {}
@@ -106,8 +160,8 @@ def crop_quality(labels: list[dict], corpus: Path) -> list[dict]:
     return out
 
 
-def crop_summary(rows: list[dict]) -> dict:
-    def agg(sel: list[dict], tag: str) -> dict:
+def crop_summary(rows: list[CropRow]) -> dict:
+    def agg(sel: list[CropRow], tag: str) -> dict:
         return {"figures": len(sel), "crops_slicing_text": sum(r[f"{tag}_sliced"] > 0 for r in sel),
                 "lines_sliced": sum(r[f"{tag}_sliced"] for r in sel),
                 "crops_with_part_of_another_figure": sum(r[f"{tag}_foreign"] > 0 for r in sel)}
@@ -132,7 +186,7 @@ def _crop_scores(crop, ideal, graphic) -> dict:
             "outside_share": round(1 - inter / crop.get_area(), 3) if crop.get_area() else 1.0}
 
 
-def heldout_figures(labels_path: Path, docs_dir: Path) -> list[dict]:
+def heldout_figures(labels_path: Path, docs_dir: Path) -> list[HeldoutRow]:
     """Figures of documents the rules were not written on (labels made by construction: each figure's graphic and
     its ideal crop, its kind): each label matched to the figure ingestion extracts on its page (the graphic that
     overlaps most), with the kind found and the crop now and before (the region with a 6-pt margin)."""
@@ -173,7 +227,7 @@ def heldout_figures(labels_path: Path, docs_dir: Path) -> list[dict]:
     return out
 
 
-def heldout_summary(rows: list[dict]) -> dict:
+def heldout_summary(rows: list[HeldoutRow]) -> dict:
     labelled = [r for r in rows if r["kind"] != "(no figure)"]
     found = [r for r in labelled if r["found"]]
     shown = [r for r in rows if r.get("pred") in SHOWABLE]

@@ -34,6 +34,7 @@ from typing import Any
 from rag.config import Settings
 from rag.errors import RagError
 from rag.filenames import clean_file_name
+from rag.records import JobRow
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ def enqueue(store, data: bytes, file_name: str, settings: Settings) -> Enqueued:
     return Enqueued(file_name, out.get("job_id"), out["status"], out.get("document_id"), out.get("duplicate"))
 
 
-def list_jobs(store, limit: int = 100) -> list[dict[str, Any]]:
+def list_jobs(store, limit: int = 100) -> list[JobRow]:
     """This workspace's jobs, newest first."""
     return list(store.rpc("list_ingest_jobs", {"p_limit": limit}) or [])
 

@@ -9,7 +9,7 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from rag.domain import years_of
 
@@ -38,9 +38,12 @@ def _dated(r: dict[str, Any]) -> dict[str, Any]:
     return r
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DocumentMeta:
-    """A row of list_documents(): what the store knows of one document."""
+    """One document's metadata: a row of list_documents() (what the store knows of it), and what ingestion
+    detects before storing it (rag.ingest.metadata.detect: document_id 0, and the issuer's other names in
+    `aliases`, which the store keeps in the document's meta). Mutable while ingestion detects it; read-only by
+    convention once read from the store."""
     document_id: int
     file_name: str
     title: str | None = None
@@ -58,8 +61,11 @@ class DocumentMeta:
     status: str | None = None
     chunks: int = 0
     figures: int = 0
+    # Every year a reader may call this document's fiscal year: the issuer's own label ("Fourth Quarter Fiscal
+    # 2022"), the year its fiscal year ends and the year its period ends (a retailer whose year ends in January).
     year_labels: tuple[int, ...] = ()
-    authors: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()  # a paper's authors, in printed order (rag.ingest.titles)
+    aliases: tuple[str, ...] = ()  # every name the document gives its issuer (rag.ingest.names)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> DocumentMeta:
@@ -77,6 +83,7 @@ class DocumentMeta:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["year_labels"] = list(self.year_labels) or None
         out["authors"] = list(self.authors) or None
+        del out["aliases"]  # ingestion's: a stored row's names are the issuers' (rag.issuers)
         return out
 
 
@@ -185,7 +192,9 @@ class FigureHit:
 
 @dataclass(slots=True)
 class Fact:
-    """A row of match_facts(): one value of a table row, with its label, period, unit and where it is printed."""
+    """One value of a table row, with its label, period, unit and where it is printed: a row of match_facts(), or a
+    fact ingestion reads from a table (rag.ingest.facts.facts_of_table: no ids yet, and the chunk it is printed in
+    by its index, `chunk_index`, which the store turns into chunk_id)."""
     fact_id: int
     document_id: int
     chunk_id: int | None
@@ -203,8 +212,9 @@ class Fact:
     scale: float
     table_title: str
     row_text: str
-    col: int = 0
+    col: int = 0  # 0-based among the row's values
     rank: float = 0.0
+    chunk_index: int = -1  # while ingesting: the chunk's index in its document
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Fact:
@@ -220,7 +230,15 @@ class Fact:
         return self.value * self.scale
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "chunk_index"}
+
+    def to_row(self) -> FactRow:
+        """The row ingest_document (and replace_document_facts) stores for it."""
+        return {"label": self.label, "label_path": self.label_path, "col_header": self.col_header,
+                "period": self.period, "fiscal_year": self.fiscal_year, "fiscal_period": self.fiscal_period,
+                "is_change": self.is_change, "value": self.value, "raw": self.raw, "unit": self.unit,
+                "scale": self.scale, "table_title": self.table_title[:200], "row_text": self.row_text[:500],
+                "page": self.page, "column": self.col}
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,3 +439,111 @@ class Refusal:
     """Why nothing is answered: the message shown, and the nearest passages (for "Nearest pages: …")."""
     message: str
     nearest: tuple[Candidate, ...] = ()
+
+
+# -- rows that cross the store boundary as dicts (SQL functions take and give JSON) ------------------------------
+
+SqlRows = list[dict[str, Any]]  # raw rows of a query passed straight through (a user's SQL, doctor's checks): never
+#                                read field by field by the code that passes them on
+
+
+class FactRow(TypedDict):
+    """One fact as ingest_document and replace_document_facts store it (rag.records.Fact.to_row)."""
+    label: str
+    label_path: str
+    col_header: str
+    period: str | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    is_change: bool
+    value: float
+    raw: str
+    unit: str | None
+    scale: float
+    table_title: str
+    row_text: str
+    page: int
+    column: int
+    chunk_index: NotRequired[int]  # replace_document_tables: the chunk it is printed in, by its index
+
+
+class ChunkRow(TypedDict):
+    """One chunk as ingest_document stores it, with its embedding (pgvector text) and its table facts."""
+    chunk_index: int
+    page_start: int
+    page_end: int
+    heading: str
+    section_type: str | None
+    context: str
+    content: str
+    token_count: int
+    embedding: str
+    facts: list[FactRow]
+
+
+class FigureRow(TypedDict):
+    """One figure as ingest_document stores it: the image as base64 PNG, with its embedding."""
+    chunk_index: int | None
+    page: int
+    bbox: list[float]
+    kind: str
+    caption: str | None
+    context: str | None
+    ocr_text: str | None
+    chart_type: str | None
+    image_b64: str
+    sha256: str
+    width: int
+    height: int
+    embedding: str
+    figure_kind: str | None
+    kind_why: str | None
+    signals: Any
+
+
+class StoredChunk(TypedDict):
+    """A row of document_chunks(): a stored chunk's index, pages, heading and text (to read its facts again)."""
+    chunk_index: int
+    page_start: int
+    page_end: int
+    heading: str | None
+    content: str
+
+
+class StoredFigure(TypedDict):
+    """A row of figures_of_document() (an admin's): a stored figure's region and what was read of it."""
+    id: int
+    page: int
+    bbox: list[float]
+    kind: str  # vector | raster
+    caption: str | None
+    ocr_text: str | None
+    image_b64: str
+
+
+class CropUpdate(TypedDict):
+    """One figure's new display crop, for set_figure_images()."""
+    id: int
+    image_b64: str
+    width: int
+    height: int
+
+
+class JobRow(TypedDict):
+    """A row of list_ingest_jobs(): one ingestion job of the caller's workspace (never the file's bytes)."""
+    id: int
+    file_name: str
+    status: str  # queued | running | done | failed
+    stage: str | None
+    done: int
+    total: int
+    attempts: int
+    document_id: int | None
+    error: str | None
+    summary: Any
+    size_bytes: int | None
+    created_at: Any
+    started_at: Any
+    updated_at: Any
+    finished_at: Any
+

@@ -36,6 +36,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import traverse_scope
 
 from rag.errors import RagError
+from rag.records import SqlRows
 
 # The reader views and their columns (sql/views): the only relations a structured question may name.
 VIEWS: dict[str, dict[str, str]] = {
@@ -417,7 +418,7 @@ def _row(text: str) -> dict:
 
 
 def run_readonly(store, sql: str, timeout_ms: int | None = None, max_rows: int | None = None,
-                 max_bytes: int | None = None) -> list[dict]:
+                 max_bytes: int | None = None) -> SqlRows:
     """Checked SQL run read-only on the reader role's connection, within every cap. Raises SqlRejected only."""
     try:
         return _run_readonly(store, sql, timeout_ms, max_rows, max_bytes)
@@ -427,7 +428,7 @@ def run_readonly(store, sql: str, timeout_ms: int | None = None, max_rows: int |
         raise SqlRejected(f"the query could not be run ({type(exc).__name__}: {str(exc)[:120]})") from exc
 
 
-def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None, max_bytes: int | None) -> list[dict]:
+def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None, max_bytes: int | None) -> SqlRows:
     import psycopg
 
     from rag.errors import StoreError
@@ -443,7 +444,7 @@ def _run_readonly(store, sql: str, timeout_ms: int | None, max_rows: int | None,
         pool = store.reader()
     except StoreError as exc:
         raise SqlRejected(str(exc)) from exc
-    rows: list[dict] = []
+    rows: SqlRows = []
     try:
         with pool.connection() as conn:
             try:

@@ -6,19 +6,22 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.answer import extractive, prompts
 from rag.answer.figure_choice import place_figures
 from rag.answer.finalize import insufficient, verify_and_score
 from rag.answer.llm import LLMError, chat, parse_reply
 from rag.answer.model import Answer, Evidence
-from rag.answer.verify import quote_matches, sentences, unsupported_numbers, verify
+from rag.answer.verify import Flag, quote_matches, sentences, unsupported_numbers, verify
 from rag.config import Settings, llm_formats_file
 from rag.errors import redact
 from rag.quantities import MARKER, numbers
 from rag.records import INSUFFICIENT, refusal_reason
 from rag.retrieve.pipeline import Retrieval
+
+if TYPE_CHECKING:  # openai is imported when a model is called
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 def extractive_answer(r: Retrieval, settings: Settings) -> Answer:
@@ -82,7 +85,7 @@ def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None]
     evidence, computed = with_offline(r, base, evidence)
     figures = ("\n\nFigures computed by code from these passages (use them as written; never compute):\n" +
                "\n".join(f"- {c}" for c in computed)) if computed else ""
-    messages = [{"role": "system", "content": prompts.SYSTEM},
+    messages: list[ChatCompletionMessageParam] = [{"role": "system", "content": prompts.SYSTEM},
                 {"role": "user", "content": prompts.USER.format(evidence=evidence_block(evidence) + figures,
                                                                 question=question or r.question)}]
     try:
@@ -93,10 +96,10 @@ def llm_answer(r: Retrieval, settings: Settings, on_token: Callable[[str], None]
     return finish_llm(r, parse_reply(text), evidence, t0, settings, computed, (lambda: base) if base else None)
 
 
-def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[dict]:
+def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[Flag]:
     """Markers the LLM cited that were never retrieved; quotes it gave are kept on their evidence."""
     by_marker = {e.marker: e for e in evidence}
-    unsupported = []
+    unsupported: list[Flag] = []
     for c in reply["citations"]:
         e = by_marker.get(c["marker"])
         if e is None:
@@ -108,7 +111,7 @@ def _check_citations(reply: dict[str, Any], evidence: list[Evidence]) -> list[di
     return unsupported
 
 
-def _cited(reply: dict[str, Any], evidence: list[Evidence], unsupported: list[dict]) -> list[Evidence]:
+def _cited(reply: dict[str, Any], evidence: list[Evidence], unsupported: list[Flag]) -> list[Evidence]:
     """The passages the reply's citation list names. A quote found in another passage than the one its marker
     names identifies that passage (small models miscount markers); the correction is listed."""
     by_marker = {e.marker: e for e in evidence}
@@ -150,7 +153,7 @@ def _attach(sentence: str, cited: list[Evidence], computed: list[str]) -> str | 
     return None
 
 
-def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[dict], uncited_words: int,
+def _kept_sentences(text: str, evidence: list[Evidence], unsupported: list[Flag], uncited_words: int,
                     computed: list[str], cited: list[Evidence]) -> list[str]:
     """The LLM's sentences that pass verification; the others are listed as dropped or flagged."""
     kept = []

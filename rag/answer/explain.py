@@ -4,7 +4,7 @@ changed. Plain data in, plain rows out; no Streamlit here."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from rag.answer.labels import document_label, source_label
 from rag.ingest.chartread import reading_line
@@ -12,12 +12,21 @@ from rag.retrieve.pipeline import Retrieval
 from rag.retrieve.query import QueryIntent
 from rag.retrieve.stages import Budget, Candidates, Coverage, Diversify, Facts, Figures, ScopeAndFilters, Threshold
 
+# The rows of the tables Debug and the RAG demo draw, one TypedDict per table, keyed by the column headings.
+IntentRow = TypedDict("IntentRow", {"detected": str, "value": str})
+FilterRow = TypedDict("FilterRow", {"filter": str, "value": str})
+StageRow = TypedDict("StageRow", {"stage": str, "chunks in": int | None, "chunks out": int | None, "before": str,
+                                  "after": str, "what it did": str, "ms": float})
+DiversityRow = TypedDict("DiversityRow", {"change": str, "relevance rank": int, "source": str, "why": str})
+FigureShown = TypedDict("FigureShown", {"shown": str, "file": str, "page": int, "kind": str, "chart type": str,
+                                        "reads": str, "caption": str, "why this kind": str})
+
 
 def _join(xs) -> str:
     return ", ".join(str(x) for x in xs if x not in (None, ""))
 
 
-def intent_rows(i: QueryIntent) -> list[dict[str, str]]:
+def intent_rows(i: QueryIntent) -> list[IntentRow]:
     """What the question was read as: one row per thing detected, nothing for what was not."""
     rows = [("Companies", _join(i.company_names or i.companies)), ("Years", _join(i.years)),
             ("Quarters", _join(i.quarters)), ("Dates", _join(i.dates)), ("Document types", _join(i.doc_types)),
@@ -31,13 +40,13 @@ def intent_rows(i: QueryIntent) -> list[dict[str, str]]:
     return [{"detected": k, "value": v} for k, v in rows if v]
 
 
-def filter_rows(r: Retrieval, docs: list[Any]) -> list[dict[str, str]]:
+def filter_rows(r: Retrieval, docs: list[Any]) -> list[FilterRow]:
     """The filters applied: the user's, and what the question's entities narrowed to (documents by name)."""
     s = r.trace.of(ScopeAndFilters)
     if s is None:
         return []
     det = s.notes.get("detected") or {}
-    rows = []
+    rows: list[FilterRow] = []
     if s.notes.get("user") and s.notes["user"] != "(none)":
         rows.append({"filter": "set by you", "value": str(s.notes["user"])})
     if det.get("companies"):
@@ -92,9 +101,9 @@ def _did(s: Any) -> str:
     return ""
 
 
-def stage_rows(r: Retrieval) -> list[dict[str, Any]]:
+def stage_rows(r: Retrieval) -> list[StageRow]:
     """Per stage: chunks in → out, distinct documents and pages before → after, and what it did."""
-    rows = []
+    rows: list[StageRow] = []
     for s in r.trace.stages:
         n = s.notes
         rows.append({"stage": s.stage, "chunks in": s.n_in, "chunks out": s.n_out,
@@ -103,13 +112,13 @@ def stage_rows(r: Retrieval) -> list[dict[str, Any]]:
     return rows
 
 
-def diversity_rows(r: Retrieval) -> list[dict[str, Any]]:
+def diversity_rows(r: Retrieval) -> list[DiversityRow]:
     """What diversity changed against the plain top-k by relevance: each chunk brought in or left out, by name."""
     s = r.trace.of(Diversify)
     if s is None:
         return []
     by_id = {c.chunk_id: c for c in r.candidates}
-    rows = []
+    rows: list[DiversityRow] = []
     for change, key in (("brought in", "brought_in"), ("left out", "left_out")):
         for x in s.notes.get(key) or []:
             c = by_id.get(x["chunk_id"])
@@ -140,7 +149,7 @@ def eval_series(report: dict) -> tuple[list[str], list[float | None], list[float
     return metrics, [sys_s[m] for m in metrics], [base.get(m) if base else None for m in metrics]
 
 
-def figure_rows(figures: list, shown: set[int]) -> list[dict[str, Any]]:
+def figure_rows(figures: list, shown: set[int]) -> list[FigureShown]:
     """The figures retrieval found for a question: shown or not, what each is (kind, chart type, and why), and what
     a chart reads as (its values tied to their labels, read at ingestion: rag/ingest/chartread.py)."""
     return [{"shown": "✓" if f.figure_id in shown else "", "file": f.file_name, "page": f.page,

@@ -8,9 +8,13 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from rag.config import LLMSettings
 from rag.errors import RagError, redact
+
+if TYPE_CHECKING:  # openai is imported when a model is called, not with this module
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class LLMError(RagError):
@@ -93,21 +97,28 @@ def make_client(cfg: LLMSettings):
     return OpenAI(base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0)
 
 
-def _formats(cfg: LLMSettings, schema: dict | None, path: Path | None) -> list[dict | None]:
+class ResponseFormat(TypedDict, total=False):
+    """A chat request's response_format: OpenAI's json_schema, or llama.cpp's json_object with its schema."""
+    type: str
+    json_schema: dict[str, Any]
+    schema: dict[str, Any]
+
+
+def _formats(cfg: LLMSettings, schema: dict | None, path: Path | None) -> list[ResponseFormat | None]:
     if cfg.response_format == "text" or schema is None:
         return [None]
-    js: dict = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
-    jo: dict = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
-    orders: dict[str, list[dict | None]] = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}
+    js: ResponseFormat = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    jo: ResponseFormat = {"type": "json_object", "schema": schema}  # llama.cpp's server reads the schema from here
+    orders: dict[str, list[ResponseFormat | None]] = {"json_schema": [js], "json_object": [jo], "auto": [js, jo, None]}
     order = orders[cfg.response_format]
     known = known_format(cfg, path) if cfg.response_format == "auto" else None
     if known:
-        after: dict[str, list[dict | None]] = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}
+        after: dict[str, list[ResponseFormat | None]] = {"json_schema": [js, jo, None], "json_object": [jo, None], "text": [None]}
         order = after[known]
     return order
 
 
-def chat(cfg: LLMSettings, messages: list[dict], schema: dict | None = None,
+def chat(cfg: LLMSettings, messages: list[ChatCompletionMessageParam], schema: dict | None = None,
          on_token: Callable[[str], None] | None = None, client=None, formats_file: Path | None = None) -> str:
     """The model's reply text. Tries the structured formats in order (starting from the one this server accepted
     before, kept in formats_file); streams tokens to on_token."""

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rag.answer.labels import document_label, source_label
+from rag.answer.verify import Flag
 from rag.errors import redact_json
 from rag.ingest.chartread import reading_line
-from rag.records import INSUFFICIENT, Candidate, FigureHit, refusal_text
+from rag.records import INSUFFICIENT, Candidate, FigureHit, SqlRows, refusal_text
+from rag.retrieve.trace import TraceEntry
 
 if TYPE_CHECKING:
     from rag.retrieve.pipeline import Retrieval
@@ -112,16 +114,16 @@ class Answer:
     confidence: str  # high | medium | low | insufficient_data
     reasons: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    unsupported: list[dict] = field(default_factory=list)  # sentences flagged or dropped, with why
+    unsupported: list[Flag] = field(default_factory=list)  # sentences flagged or dropped, with why
     figures: list[PlacedFigure] = field(default_factory=list)
     mode: str = "extractive"  # extractive | llm | llm-fallback | sql
     timings_ms: dict = field(default_factory=dict)
-    trace: list[dict] = field(default_factory=list)
+    trace: list[TraceEntry] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)  # multi-step / tool calls
     numbers_total: int = 0
     numbers_verified: int = 0
     message: str | None = None
-    rows: list[dict] | None = None  # structured (SQL) answers
+    rows: SqlRows | None = None  # structured (SQL) answers: the query's rows as it returned them
     computed: list[str] = field(default_factory=list)  # figures computed by code (formulas, changes), with markers
     signals: dict = field(default_factory=dict)  # what the confidence policy read (rag/answer/confidence.py)
     # the figure(s) code picked for the asked measure, entity and period, as printed (the offline lead's value; one

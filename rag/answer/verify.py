@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from rag.quantities import MARKER, Num, numbers  # noqa: F401
 from rag.quantities import same_number as _matches
@@ -63,11 +64,19 @@ def sentences(markdown: str) -> list[str]:
     return [p.strip() for p in parts if p and p.strip()]
 
 
+class Flag(TypedDict, total=False):
+    """A sentence of an answer that verification flagged or dropped, and why."""
+    sentence: str
+    reason: str
+    numbers: list[str]  # the figures in it that no cited passage holds
+    action: str  # "dropped" when it was taken out of the answer
+
+
 @dataclass
 class Verification:
     ok_markers: set[int] = field(default_factory=set)
     bad_markers: list[int] = field(default_factory=list)  # cited but not retrieved
-    unsupported: list[dict] = field(default_factory=list)  # {"sentence", "reason", "numbers"}
+    unsupported: list[Flag] = field(default_factory=list)
     quotes_verified: dict[int, bool] = field(default_factory=dict)
     numbers_total: int = 0
     numbers_verified: int = 0

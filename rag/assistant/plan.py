@@ -14,7 +14,7 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.answer import prompts
 from rag.answer.llm import Rejected, llm_errors, make_client, parse_reply
@@ -23,6 +23,9 @@ from rag.assistant.tools import ToolContext
 from rag.domain import years_of
 from rag.retrieve.pipeline import Retrieval, refresh_facts, sub_search
 from rag.retrieve.search import SearchFilters
+
+if TYPE_CHECKING:  # openai is imported when a model is called
+    from openai.types.chat import ChatCompletionMessageParam
 
 _CHANGE = re.compile(r"\b(change[sd]?|trend|over time|grow(n|th)?|declin\w*|improv\w*|increas\w*|decreas\w*|"
                      r"compared? (to|with)|versus|vs\.?|year[- ]over[- ]year|prior year|previous year)\b", re.I)
@@ -106,7 +109,7 @@ def llm_plan(ctx: ToolContext, client=None) -> Gathered | None:
 
     cfg = ctx.settings.llm
     client = client or make_client(cfg)
-    messages: list[dict[str, Any]] = [
+    messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": prompts.TOOLS_SYSTEM.format(max_steps=cfg.max_steps)},
         {"role": "user", "content": ctx.question}]
     schemas = [t.schema() for t in tools.TOOLS.values()]
@@ -140,7 +143,7 @@ def llm_plan(ctx: ToolContext, client=None) -> Gathered | None:
     return Gathered(last, reply)
 
 
-def _call_tools(ctx: ToolContext, msg, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _call_tools(ctx: ToolContext, msg, messages: list[ChatCompletionMessageParam]) -> dict[str, Any] | None:
     """Run the tool calls of one model turn; the final answer's reply when it called answer_with_evidence."""
     calls = msg.tool_calls
     messages.append({"role": "assistant", "content": msg.content or "",

@@ -9,6 +9,7 @@ import time
 
 from rag.answer.model import Answer, Step
 from rag.config import Settings
+from rag.records import SqlRows
 from rag.sqlguard import SqlRejected, run_readonly
 
 SCHEMA = """v_documents(document_id, file_name, title, company, fiscal_year, fiscal_period, doc_type
@@ -27,7 +28,7 @@ def is_structured(question: str) -> bool:
     return bool(_STRUCTURED.search(question))
 
 
-def _table(rows: list[dict], limit: int = 20) -> str:
+def _table(rows: SqlRows, limit: int = 20) -> str:
     if not rows:
         return "(no rows)"
     cols = list(rows[0].keys())

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.ingest.figkind import number_value, progression
+from rag.ingest.pdf import Drawing
 
 __all__ = ["Phrase", "read_chart", "reading_line", "reading_text"]
 
@@ -199,7 +200,7 @@ def _beside(v: Phrase, lab: Phrase) -> bool:
     return gy == 0 or (gx == 0 and gy <= 1.5 * max(v.rect.height, 1.0))
 
 
-def _swatches(drawings: list[dict], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
+def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
     """Small filled squares or discs: a legend's colour keys."""
     out = []
     for d in drawings:
@@ -224,7 +225,7 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -
     return out
 
 
-def _series_at(v: Phrase, drawings: list[dict], legend: dict[tuple, str]) -> str:
+def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str]) -> str:
     """The legend's name for the colour of the shape the value sits on or just above."""
     if not legend:
         return ""
@@ -248,7 +249,7 @@ def _extent(words: list[tuple[float, float, float, float, str]], region: pymupdf
     return crop
 
 
-def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[dict], title: str = "",
+def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[Drawing], title: str = "",
                rotated: list[str] | None = None, region: pymupdf.Rect | None = None) -> dict:
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
     crop `region` (page coordinates) and the page's drawings."""

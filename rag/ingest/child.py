@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterator
 from rag import errors
 from rag.config import Settings
 from rag.errors import IngestError, LimitExceededError
+from rag.records import DocumentMeta
 
 _POLL_S = 0.05
 _MAX_MESSAGE = 256 * 1024 * 1024  # one page's figures at most (PNG crops), far below
@@ -41,7 +42,7 @@ _MAX_MESSAGE = 256 * 1024 * 1024  # one page's figures at most (PNG crops), far 
 _ALLOWED: dict[str, set[str]] = {
     "builtins": {"set", "frozenset", "complex", "bytearray", "slice", "range"},
     "collections": {"OrderedDict", "defaultdict", "Counter"},
-    "rag.records": {"Table", "TableColumn", "TableRow", "TableCell"},
+    "rag.records": {"Table", "TableColumn", "TableRow", "TableCell", "DocumentMeta"},
     # numbers and arrays from OCR and image statistics: rebuilt by numpy from a dtype and raw bytes
     "numpy": {"dtype", "ndarray"},
     "numpy._core.multiarray": {"scalar", "_reconstruct"},
@@ -56,7 +57,7 @@ class Text:
     """What the first pass gives the parent: enough to embed the chunks and write the document."""
     page_count: int
     chunks: list  # rag.ingest.chunking.Chunk
-    meta: Any  # rag.ingest.metadata.DocMeta, before the store's issuers are consulted
+    meta: DocumentMeta  # detected, before the store's issuers are consulted
     ocr_pages: int
     warnings: list[str] = field(default_factory=list)
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from rag.ingest.pdf import Drawing
+
 FIGURE_WORDS = r"figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration"  # what a caption starts with
 FIGURE_NUMBER = r"([0-9]+[a-z]?|[ivx]+|[A-Z]\.?\d*)?"
 # a caption, a source or a note under a figure
@@ -104,7 +106,7 @@ def _in_text_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> boo
     return ln.words >= 2 and any(c.isalpha() for c in ln.text) and _aligned_with_prose(ln, lines, g)
 
 
-def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[dict]) -> pymupdf.Rect:
+def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing]) -> pymupdf.Rect:
     """What is drawn of a region: an image's box, or the union of the vector drawings mostly inside it (the
     region was grown to its label rows; the crop takes labels by its own rules)."""
     if raster:
@@ -117,7 +119,7 @@ def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[dict]) -> pymupd
     return out & rect if not out.is_empty else pymupdf.Rect(rect)
 
 
-def framed(graphic: pymupdf.Rect, drawings: list[dict]) -> bool:
+def framed(graphic: pymupdf.Rect, drawings: list[Drawing]) -> bool:
     """A chart drawn in a box of its own: its labels and legend are inside the box."""
     area = graphic.get_area()
     return area > 0 and any(d["rect"] in graphic + (-2, -2, 2, 2) and d["rect"].get_area() > 0.9 * area
@@ -250,7 +252,7 @@ def _fence(crop: pymupdf.Rect, keep: pymupdf.Rect, walls: list[pymupdf.Rect]) ->
     return crop
 
 
-def panel_of(graphic: pymupdf.Rect, drawings: list[dict]) -> pymupdf.Rect | None:
+def panel_of(graphic: pymupdf.Rect, drawings: list[Drawing]) -> pymupdf.Rect | None:
     """The smallest panel a graphic is drawn on: a filled or framed rectangle around it, not much larger than a
     figure (a page background or a column's tint is no panel)."""
     best = None
@@ -312,7 +314,7 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
 
 
 def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: list[TextLine],
-                 drawings: list[dict], others: list[pymupdf.Rect]) -> pymupdf.Rect:
+                 drawings: list[Drawing], others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
     graphic = graphic_of(region, raster, drawings)
     panel = panel_of(graphic, drawings) if not raster else None

@@ -16,6 +16,8 @@ import math
 
 import pymupdf
 
+from rag.ingest.pdf import Drawing
+
 __all__ = ["FAMILY", "chart_of", "family"]
 
 # a chart type's family: what the classifier and the crop treat alike
@@ -46,7 +48,7 @@ def _points(d: dict) -> list[pymupdf.Point]:
     return out
 
 
-def _ring_or_pie(drawings: list[dict]) -> str | None:
+def _ring_or_pie(drawings: list[Drawing]) -> str | None:
     """'pie', 'donut' or None: filled curved shapes of three or more colours around one centre, or thick arcs."""
     shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d["items"])]
     arcs = [d for d in drawings if d.get("fill") is None and any(it[0] == "c" for it in d["items"])
@@ -80,7 +82,7 @@ def _ring_or_pie(drawings: list[dict]) -> str | None:
     return None
 
 
-def _covered_centre(drawings: list[dict], wedges: list[dict], centre: pymupdf.Point, radius: float) -> bool:
+def _covered_centre(drawings: list[Drawing], wedges: list[Drawing], centre: pymupdf.Point, radius: float) -> bool:
     """A disc of another colour drawn over the wedges' centre: a donut drawn as a pie with a hole painted on."""
     last = max(i for i, d in enumerate(drawings) if any(d is w for w in wedges))
     colours = {_colour(w) for w in wedges}
@@ -112,7 +114,7 @@ def _rounded(d: dict) -> bool:
         len(curves) + len(edges) == len(d["items"])
 
 
-def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple | None]]:
+def _filled_rects(drawings: list[Drawing], rect: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple | None]]:
     """Filled rectangles narrower than the region: drawn as rectangles, or as closed paths of straight edges."""
     out = []
     for d in drawings:
@@ -131,7 +133,7 @@ def _filled_rects(drawings: list[dict], rect: pymupdf.Rect) -> list[tuple[pymupd
     return out
 
 
-def cell_grid(drawings: list[dict], rect: pymupdf.Rect) -> int:
+def cell_grid(drawings: list[Drawing], rect: pymupdf.Rect) -> int:
     """The rows of a table drawn as shaded cells: bands of three or more cells of one height whose column edges
     repeat from band to band, in at most three fills. Bars do not repeat their edges (their lengths are the data),
     nor does a heatmap keep to three colours. 0 when the shapes form no such grid."""
@@ -222,7 +224,7 @@ def _waterfall(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> bool:
     return chained >= 0.6 * (len(ordered) - 1) and len(bottoms) >= 0.5 * len(ordered)
 
 
-def _bars(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+def _bars(drawings: list[Drawing], rect: pymupdf.Rect) -> str | None:
     bars = _filled_rects(drawings, rect)
     by_bottom: dict[int, list] = {}
     by_left: dict[int, list] = {}
@@ -251,7 +253,7 @@ def _area_shape(d: dict) -> bool:
     return slanted >= 3 and base
 
 
-def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+def _strokes(drawings: list[Drawing], rect: pymupdf.Rect) -> str | None:
     """Lines, areas or marks: long polylines, filled polygons across the plot, or many small marks."""
     small = long = area = 0
     for d in drawings:
@@ -270,7 +272,7 @@ def _strokes(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
     return "line" if long else None
 
 
-def chart_of(drawings: list[dict], rect: pymupdf.Rect) -> tuple[bool, str | None]:
+def chart_of(drawings: list[Drawing], rect: pymupdf.Rect) -> tuple[bool, str | None]:
     """(a chart?, its type) from a region's drawings: curves, slanted lines, wedges, or bars."""
     curves = diag = 0
     fills: set = set()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rag.domain import MONTH, dates_in, periods_in
 from rag.quantities import DASH, DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
-from rag.records import Table, TableCell, TableColumn, TableRow
+from rag.records import Fact, FactRow, Table, TableCell, TableColumn, TableRow
 from rag.statements import statement_of_title
 
 _PER_SHARE = re.compile(r"per (common |ordinary |diluted |basic )?share|\beps\b|dividends? (declared|paid) per", re.I)
@@ -71,39 +71,6 @@ class DocContext:
     @property
     def quarterly(self) -> bool:
         return bool(self.fiscal_period and self.fiscal_period.startswith("Q")) and self.doc_type != "10-K"
-
-
-@dataclass
-class TableFact:
-    """One cell of a table row: what was printed and how it reads."""
-    label: str
-    label_path: str  # with its parent rows: "Inventories › Finished goods"
-    col_header: str  # the column's header as printed, with the header rows above it
-    period: str | None  # "FY2018", "Q2 FY2024", "2023 vs 2022", "December 31, 2018"
-    fiscal_year: int | None
-    fiscal_period: str | None  # FY | Q1..Q4 | H1 | 9M | None (a date, or not a period)
-    is_change: bool
-    value: float  # with its sign, before scale: "(1,577)" → -1577
-    raw: str
-    unit: str | None  # USD | EUR | % | t CO2e | GJ | employees | USD/share ...
-    scale: float  # 1e6 when the table is "in millions"
-    table_title: str
-    row_text: str
-    page: int
-    chunk_index: int
-    column: int  # 0-based among the row's values
-
-    @property
-    def scaled(self) -> float:
-        return self.value * self.scale
-
-    def to_row(self) -> dict:
-        return {"label": self.label, "label_path": self.label_path, "col_header": self.col_header,
-                "period": self.period, "fiscal_year": self.fiscal_year, "fiscal_period": self.fiscal_period,
-                "is_change": self.is_change, "value": self.value, "raw": self.raw, "unit": self.unit,
-                "scale": self.scale, "table_title": self.table_title[:200], "row_text": self.row_text[:500],
-                "page": self.page, "column": self.column}
-
 
 
 _UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
@@ -427,24 +394,24 @@ def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float
     return unit, scale or table_scale
 
 
-def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) -> list[TableFact]:
+def extract_facts(lines: Iterable[SourceLine], doc: DocContext | None = None) -> list[Fact]:
     """Every value of every table row in a document's lines: its tables read as records, each cell a fact."""
     return [f for tab in read_tables(lines, doc) for f in facts_of_table(tab)]
 
 
-def facts_of_table(tab: Table) -> list[TableFact]:
+def facts_of_table(tab: Table) -> list[Fact]:
     """Each value cell of a table record as a fact: the row's label path, the column's header and period, the
     value with its unit and scale, and where it is printed."""
     out = []
     for r in tab.rows:
         for c in r.cells:
             col = tab.columns[c.column] if c.column is not None else None
-            out.append(TableFact(
-                label=r.label, label_path=r.label_path, col_header=col.header if col else "",
+            out.append(Fact(
+                fact_id=0, document_id=0, chunk_id=None, label=r.label, label_path=r.label_path, col_header=col.header if col else "",
                 period=col.period if col else None, fiscal_year=col.fiscal_year if col else None,
                 fiscal_period=col.fiscal_period if col else None, is_change=bool(col and col.is_change),
                 value=c.value, raw=c.raw, unit=c.unit, scale=c.scale, table_title=tab.title, row_text=r.text,
-                page=r.page, chunk_index=r.chunk_index, column=c.position))
+                page=r.page, chunk_index=r.chunk_index, col=c.position))
     return out
 
 
@@ -832,9 +799,15 @@ def lines_of_units(chunks: Iterable) -> list[SourceLine]:
     return out
 
 
-def facts_by_chunk(facts: list[TableFact]) -> dict[int, list[dict]]:
+def _with_chunk(f: Fact) -> FactRow:
+    row = f.to_row()
+    row["chunk_index"] = f.chunk_index
+    return row
+
+
+def facts_by_chunk(facts: list[Fact]) -> dict[int, list[FactRow]]:
     """Facts as rows grouped by chunk index (the shape ingest_document reads)."""
-    out: dict[int, list[dict]] = {}
+    out: dict[int, list[FactRow]] = {}
     for f in facts:
         out.setdefault(f.chunk_index, []).append(f.to_row())
     return out
@@ -855,8 +828,8 @@ def rebuild(store, documents=None, progress=None, reread: bool = False) -> dict[
             chunks = [SimpleNamespace(**r) for r in store.document_chunks(d.document_id)]
             tables = read_tables(lines_of_chunks(chunks), DocContext(d.fiscal_year, d.fiscal_period, d.doc_type))
             tables_read += 1
-        rows = [{**f.to_row(), "chunk_index": f.chunk_index} for t in tables for f in facts_of_table(t)]
-        total += store.replace_document_tables(d.document_id, [t.to_json() for t in tables], rows)
+        rows = [_with_chunk(f) for t in tables for f in facts_of_table(t)]
+        total += store.replace_document_tables(d.document_id, tables, rows)
         if progress:
             progress(i + 1, len(docs))
     return {"documents": len(docs), "facts": total, "tables_read_from_text": tables_read}

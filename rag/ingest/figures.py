@@ -15,7 +15,7 @@ from rag.ingest import chartread, figkind
 from rag.ingest import crop as cropmod
 from rag.ingest.drawn import cell_grid, chart_of, family
 from rag.ingest.layout import Row
-from rag.ingest.pdf import render
+from rag.ingest.pdf import Drawing, render
 from rag.ingest.rasterchart import solid_shapes
 from rag.ingest.regions import vector_groups
 from rag.words import shorten
@@ -103,7 +103,7 @@ def _raster_regions(page: pymupdf.Page, skip: set[bytes], cfg: IngestSettings) -
     return [r for r in _union(rects, pad=10) if r.width * r.height <= 0.9 * area]
 
 
-def drawings_in(drawings: list[dict], rect: pymupdf.Rect) -> list[dict]:
+def drawings_in(drawings: list[Drawing], rect: pymupdf.Rect) -> list[Drawing]:
     """The drawings of a region: inside it, or mostly inside it."""
     return [d for d in drawings
             if rect.contains(d["rect"]) or (d["rect"] & rect).get_area() > 0.8 * d["rect"].get_area()]
@@ -129,7 +129,7 @@ def _grow_to_labels(rect: pymupdf.Rect, rows: list[Row], reach: float = 24) -> p
     return grown
 
 
-def page_drawings(page: pymupdf.Page) -> list[dict]:
+def page_drawings(page: pymupdf.Page) -> list[Drawing]:
     """The page's vector drawings, without page backgrounds and frames (they would swallow every chart)."""
     area = page.rect.width * page.rect.height
     try:
@@ -139,7 +139,7 @@ def page_drawings(page: pymupdf.Page) -> list[dict]:
 
 
 def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row],
-                    drawings: list[dict]):
+                    drawings: list[Drawing]):
     area = page.rect.width * page.rect.height
     if not drawings or len(drawings) > 5000:
         return []
@@ -189,7 +189,7 @@ def _words(page: pymupdf.Page) -> list[pymupdf.Rect]:
         return []
 
 
-def _shapes_hold_words(drawings: list[dict], words: list[pymupdf.Rect]) -> bool:
+def _shapes_hold_words(drawings: list[Drawing], words: list[pymupdf.Rect]) -> bool:
     """Words set on the filled shapes: a third of the shapes hold one, or eight words or more lie on shapes (a
     table's shaded cells and bands hold its labels; a chart's bars hold at most a value)."""
     filled = [d["rect"] for d in drawings if d.get("fill") is not None and d["rect"].width > 3 and d["rect"].height > 3]
@@ -398,7 +398,7 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
     return ""
 
 
-def glyphs_drawn(drawn: str | None, drawings: list[dict]) -> bool:
+def glyphs_drawn(drawn: str | None, drawings: list[Drawing]) -> bool:
     """A drawn chart whose labels are drawn as shapes (a plotting library's text as paths): eight or more small
     filled shapes of many curves and lines each, the size of letters and digits."""
     if drawn not in figkind.CHART_TYPES:
@@ -409,7 +409,7 @@ def glyphs_drawn(drawn: str | None, drawings: list[dict]) -> bool:
 
 
 def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list[Row], png: bytes, drawn: str | None,
-                   caption: str, ocr_lines: list, drawings: list[dict], clip: pymupdf.Rect) -> figkind.Signals:
+                   caption: str, ocr_lines: list, drawings: list[Drawing], clip: pymupdf.Rect) -> figkind.Signals:
     """A region's signals (figkind.signals_of), with what its drawings add: whether its bars hold words (a table's
     shaded cells do), and, for a drawn chart, its words read over its crop (value and axis labels included).
     Ingestion and re-reading stored figures both read a region through this function."""
@@ -420,7 +420,7 @@ def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list
                               labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
 
 
-def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[dict] | None,
+def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[Drawing] | None,
                 caption: str, cfg: IngestSettings, png: bytes | None = None) -> dict:
     """A chart's reading (rag/ingest/chartread.py) from the words inside its display crop: the text layer, else the
     OCR lines of the region's image and its solid shapes (bars, a legend's swatches), placed back on the page."""
@@ -450,7 +450,7 @@ def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_
 
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
                number: str | None, rows: list[Row], cfg: IngestSettings, seen_hashes: set[str],
-               ocr, display: pymupdf.Rect, drawings: list[dict] | None = None) -> Figure | None:
+               ocr, display: pymupdf.Rect, drawings: list[Drawing] | None = None) -> Figure | None:
     """One region rendered, read (its text layer, else OCR) and classified, and shown as its display crop
     (rag/ingest/crop.py); None when it is a duplicate."""
     clip = display if not display.is_empty else crop_of(page, rect)

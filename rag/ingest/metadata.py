@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rag.domain import DATE_WRITTEN, MONTH_NAMES, SUFFIX, company_key, dates_in, fiscal_year_of_end, month_number
 from rag.domain import match_known_company as match_known_company
 from rag.ingest import names
+from rag.records import DocumentMeta
 
 _DATE = DATE_WRITTEN
 _LEGAL_NAME = re.compile(rf"\b([A-Z0-9][\w&.,'\- ]{{1,60}}?\s{SUFFIX})(?=[\s,.;)]|$)", re.I)
@@ -19,33 +20,19 @@ _QUARTER_WORDS = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4", 
                   "3rd": "Q3", "4th": "Q4"}
 
 
-@dataclass
-class DocMeta:
-    title: str | None = None
-    company: str | None = None
-    company_key: str | None = None
-    fiscal_year: int | None = None
-    fiscal_period: str | None = None
-    doc_type: str = "other"
-    published_date: str | None = None
-    # Every year a reader may call this document's fiscal year: the issuer's own label ("Fourth Quarter Fiscal
-    # 2022"), the year its fiscal year ends and the year its period ends. A retailer whose year ends in
-    # January, or an issuer whose year ends in June, is called by different years by different readers.
-    year_labels: list[int] | None = None
-    # Every name the document gives its issuer: legal names, short names, trading symbols (rag.ingest.names).
-    aliases: list[str] | None = None
-    authors: list[str] | None = None  # a paper's authors, in printed order (rag.ingest.titles)
-
-    def label(self) -> str:
-        """Readable label: 'Boeing 10-K FY2022', 'TAKKT sustainability report 2023'."""
-        parts = [self.company or self.title or ""]
-        if self.doc_type and self.doc_type != "other":
-            parts.append(self.doc_type)
-        if self.fiscal_year:
-            parts.append(f"{self.fiscal_period or 'FY'}{self.fiscal_year}" if self.fiscal_period in (None, "FY")
-                         and self.doc_type in ("10-K", "annual report") else
-                         f"{self.fiscal_period + ' ' if self.fiscal_period and self.fiscal_period != 'FY' else ''}{self.fiscal_year}")  # noqa: E501
-        return " ".join(p for p in parts if p).strip()
+def context_label(meta: DocumentMeta) -> str:
+    """The label each chunk's context line starts with, embedded with its text: 'Boeing 10-K FY2022', 'TAKKT
+    sustainability report 2023' (what a store's embeddings were made with: changing it changes them)."""
+    parts = [meta.company or meta.title or ""]
+    if meta.doc_type and meta.doc_type != "other":
+        parts.append(meta.doc_type)
+    if meta.fiscal_year:
+        period = meta.fiscal_period
+        if period in (None, "FY") and meta.doc_type in ("10-K", "annual report"):
+            parts.append(f"{period or 'FY'}{meta.fiscal_year}")
+        else:
+            parts.append(f"{period + ' ' if period and period != 'FY' else ''}{meta.fiscal_year}")
+    return " ".join(p for p in parts if p).strip()
 
 
 def _tidy_company(name: str) -> str:
@@ -96,7 +83,7 @@ _DECLARED = re.compile(r"\b(first|second|third|fourth|q[1-4])\b(?:\s+quarter)?[\
                        r"|\b(?:fiscal|fy)\s*(?:year\s+)?'?(\d{4}|\d{2})\s+(first|second|third|fourth|q[1-4])\b", re.I)
 
 
-def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
+def _quarterly_years(meta: DocumentMeta, flat: str, cover: str, later: str) -> None:
     """A quarterly document's fiscal year and its other year labels.
 
     - declared: the issuer's own label on the cover ("Fourth Quarter Fiscal 2022", "Q2 FY24");
@@ -132,7 +119,7 @@ def _quarterly_years(meta: DocMeta, flat: str, cover: str, later: str) -> None:
     found = [y for y in (declared, fy_end_year, period_end.year if period_end else None) if y]
     if found:
         meta.fiscal_year = found[0]
-    meta.year_labels = sorted(set(found + ([meta.fiscal_year] if meta.fiscal_year else [])))
+    meta.year_labels = tuple(sorted(set(found + ([meta.fiscal_year] if meta.fiscal_year else []))))
 
 
 @dataclass(frozen=True)
@@ -404,7 +391,7 @@ def _title_company(pm_title: str) -> str | None:
     return None
 
 
-def _fiscal_year_and_period(meta: DocMeta, t: _Texts, file_name: str) -> None:
+def _fiscal_year_and_period(meta: DocumentMeta, t: _Texts, file_name: str) -> None:
     """Fiscal year and period: from what the document type states, then weaker hints, the file name last."""
     _filing_period(meta, t.flat)
     _release_quarter(meta, t.flat, t.pm_all)
@@ -426,7 +413,7 @@ def _fiscal_year_and_period(meta: DocMeta, t: _Texts, file_name: str) -> None:
             meta.fiscal_year = int(m.group(1)) if m else None
 
 
-def _filing_period(meta: DocMeta, flat: str) -> None:
+def _filing_period(meta: DocumentMeta, flat: str) -> None:
     """A 10-K's year ended, a 10-Q's quarterly period ended (its quarter from 'three/six/nine months ended')."""
     if meta.doc_type == "10-K":
         meta.fiscal_year = _annual_fiscal_year(flat) or meta.fiscal_year
@@ -454,7 +441,7 @@ def _annual_fiscal_year(flat: str) -> int | None:
     return fiscal_year_of_end(dt.date.fromisoformat(iso)) if iso else int(m.group(2))
 
 
-def _release_quarter(meta: DocMeta, flat: str, pm_all: str) -> None:
+def _release_quarter(meta: DocumentMeta, flat: str, pm_all: str) -> None:
     """An earnings release's quarter (and year): 'first quarter of fiscal 2023', '4Q22', 'Q2 2023'."""
     q = re.search(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter"
                   r"(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4}))?", flat)
@@ -471,7 +458,7 @@ def _release_quarter(meta: DocMeta, flat: str, pm_all: str) -> None:
             meta.fiscal_year = int(yr) if len(yr) == 4 else 2000 + int(yr)
 
 
-def _fallback_fiscal_year(meta: DocMeta, t: _Texts, file_name: str) -> None:
+def _fallback_fiscal_year(meta: DocumentMeta, t: _Texts, file_name: str) -> None:
     """Weaker hints for a fiscal year still unknown: 'fiscal 2022', 'report 2023', the most frequent year on the
     first pages, a year in the file name."""
     flat = t.flat
@@ -494,12 +481,12 @@ def _fallback_fiscal_year(meta: DocMeta, t: _Texts, file_name: str) -> None:
             meta.fiscal_year = int(m.group(1))
 
 
-def _year_labels(meta: DocMeta) -> list[int] | None:
-    """The year labels found so far plus the fiscal year, sorted; None when there are none."""
-    labels = set(meta.year_labels or [])
+def _year_labels(meta: DocumentMeta) -> tuple[int, ...]:
+    """The year labels found so far plus the fiscal year, sorted."""
+    labels = set(meta.year_labels)
     if meta.fiscal_year:
         labels.add(meta.fiscal_year)
-    return sorted(labels) or None
+    return tuple(sorted(labels))
 
 
 def _creation_date(pdf_meta: dict) -> str | None:
@@ -542,22 +529,23 @@ def _whole_title(lines: list[str], i: int) -> str:
     return re.sub(rf"^(?:{_CONNECTOR}\s+)+(?:the\s+)?", "", title, flags=re.I) or title
 
 
-def _names(meta: DocMeta, t: _Texts) -> None:
+def _names(meta: DocumentMeta, t: _Texts) -> None:
     """The issuer's names; a subsidiary named on the cover gives way to its parent, and stays a name."""
     text = t.cover + "\n" + "\n".join(t.later)
     parent = names.parent_of(meta.company, t.cover[:6000])
     registrant = meta.company
     if parent:
         meta.company = _tidy_company(parent)
-    meta.aliases = names.issuer_names(meta.company, registrant, t.cover, text) if meta.company else None
+    meta.aliases = tuple(names.issuer_names(meta.company, registrant, t.cover, text)) if meta.company else ()
 
 
 def detect(first_pages: list[str], pdf_meta: dict, file_name: str, later_pages: list[str] | None = None,
-           full_text: str | None = None) -> DocMeta:
+           full_text: str | None = None) -> DocumentMeta:
     """first_pages: text of the first ~3 pages; pdf_meta: pymupdf's metadata dict; full_text: the whole document's
-    text, when read (the issuer is the legal name it uses most)."""
+    text, when read (the issuer is the legal name it uses most). The result is the store's own record, without an
+    id until it is stored."""
     t = _texts(first_pages, pdf_meta, later_pages)
-    meta = DocMeta(doc_type=_doc_type(t))
+    meta = DocumentMeta(0, file_name, doc_type=_doc_type(t))  # not stored yet: no id
     meta.company = _company(t, pdf_meta, meta.doc_type, full_text)
     _names(meta, t)
     meta.company_key = company_key(meta.company)

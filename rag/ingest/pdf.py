@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, TypedDict
 
 import pymupdf
 
@@ -22,6 +23,28 @@ pymupdf.TOOLS.mupdf_display_warnings(False)
 
 MAX_RENDER_PIXELS = 4_000_000  # ~2000 x 2000: enough for OCR and a sharp crop, ~12 MB of RGB
 MAX_RENDER_SIDE = 4000
+
+
+class Drawing(TypedDict, total=False):
+    """One vector path of a page, as PyMuPDF's `Page.get_drawings()` gives it (its "path dictionary"): the keys
+    the figure code reads are typed; the rest are PyMuPDF's own."""
+    rect: pymupdf.Rect  # the path's bounding box
+    items: list[tuple[Any, ...]]  # its drawing commands: ("l", p1, p2), ("re", rect, …), ("c", p1, p2, p3, p4), ("qu", quad)
+    fill: tuple[float, ...] | None  # fill colour (RGB, 0..1); None when not filled
+    color: tuple[float, ...] | None  # stroke colour
+    width: float | None  # stroke width
+    type: str  # "f" fill, "s" stroke, "fs" both
+    closePath: bool
+    even_odd: bool
+    fill_opacity: float | None
+    stroke_opacity: float | None
+    dashes: str | None
+    lineCap: tuple[int, ...]
+    lineJoin: float
+    seqno: int
+    layer: str | None
+    level: int
+
 
 
 def render(page: pymupdf.Page, zoom: float = 2.0, clip: pymupdf.Rect | None = None, rotate: int = 0,

@@ -25,6 +25,7 @@ from rag.ingest.ocr import OcrLine, ocr_image
 from rag.ingest.overlap import EmbedStage
 from rag.ingest.pdf import check_file, open_pdf, render, render_zoom, scrub_path, sha256_file
 from rag.issuers import issuers_of
+from rag.records import ChunkRow, DocumentMeta, FactRow, FigureRow
 
 log = logging.getLogger(__name__)
 
@@ -331,7 +332,7 @@ def _ingest_new(path: Path, sha: str, res: IngestResult, store, embedder: Embedd
         res.warnings.extend(text.warnings)
         chunks = text.chunks
         meta = _join_issuer(text.meta, store)
-        label = meta.label()
+        label = metadata.context_label(meta)
         contexts = [f"{label} | {c.heading}" if c.heading else label for c in chunks]
         vecs, figs = _embed_while_reading(events, text.page_count, chunks, contexts, embedder, settings,
                                           _Clock(settings.ingest, t0), progress, res.warnings)
@@ -363,7 +364,7 @@ def _ingest_new(path: Path, sha: str, res: IngestResult, store, embedder: Embedd
 
 
 def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str,
-                full_text: str | None = None) -> metadata.DocMeta:
+                full_text: str | None = None) -> DocumentMeta:
     """What the document says of itself: company, year, type and date from its first pages' text (the issuer: the
     legal name its whole text uses most), then its title (and a paper's authors and year) from the layout of its
     first page (rag/ingest/titles.py)."""
@@ -378,11 +379,11 @@ def metadata_of(doc: pymupdf.Document, first_pages: list[str], file_name: str,
     return meta
 
 
-def _join_issuer(meta: metadata.DocMeta, store) -> metadata.DocMeta:
+def _join_issuer(meta: DocumentMeta, store) -> DocumentMeta:
     """A document of an issuer already in the store joins it (its key); it takes the issuer's name when its own is
     the same name written otherwise ("Best Buy Co" for "Best Buy Co., Inc."), and keeps its own when the issuer was
     renamed ("Adobe Inc." after "Adobe Systems")."""
-    same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, meta.aliases or [])
+    same = issuers_of(store, store.list_documents()).same_issuer(meta.company_key, list(meta.aliases))
     if same:
         if meta.company_key == same.key or not meta.company:
             meta.company = same.name
@@ -428,7 +429,7 @@ def _embed_while_reading(events: Iterator[tuple], page_count: int, chunks: list[
         raise
 
 
-def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: str, page_count: int,
+def _document_row(res: IngestResult, meta: DocumentMeta, label: str, sha: str, page_count: int,
                   model_name: str, path: Path) -> dict:
     """The documents row."""
     return {
@@ -437,13 +438,13 @@ def _document_row(res: IngestResult, meta: metadata.DocMeta, label: str, sha: st
         "published_date": meta.published_date, "sha256": sha, "page_count": page_count,
         "ocr_pages": res.ocr_pages, "embedding_model": model_name,
         "meta": {"label": label, "source_path_name": clean_file_name(path.name), "warnings": res.warnings[:20],
-                 "year_labels": meta.year_labels or [], "company_aliases": meta.aliases or [],
-                 "authors": meta.authors or []},
+                 "year_labels": list(meta.year_labels), "company_aliases": list(meta.aliases),
+                 "authors": list(meta.authors)},
     }
 
 
 def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[int], vecs,
-                facts: dict[int, list[dict]] | None = None) -> list[dict]:
+                facts: dict[int, list[FactRow]] | None = None) -> list[ChunkRow]:
     """One chunks row per chunk, with its embedding and its table facts."""
     facts = facts or {}
     return [{
@@ -453,7 +454,7 @@ def _chunk_rows(chunks: list[chunking.Chunk], contexts: list[str], tokens: list[
     } for c, ctx, tok, v in zip(chunks, contexts, tokens, vecs, strict=False)]
 
 
-def figure_rows(figs: list[figmod.Figure], vecs) -> list[dict]:
+def figure_rows(figs: list[figmod.Figure], vecs) -> list[FigureRow]:
     """One figures row per figure: the image as base64 PNG, with its embedding."""
     return [{
         "chunk_index": f.chunk_index, "page": f.page, "bbox": list(f.bbox), "kind": f.kind,

@@ -14,10 +14,11 @@ from rag.ingest import figkind, layout
 from rag.ingest import figures as figmod
 from rag.ingest.drawn import chart_of
 from rag.ingest.ocr import ocr_image
-from rag.ingest.pdf import render
+from rag.ingest.pdf import Drawing, render
+from rag.records import CropUpdate, StoredFigure
 
 
-def _drawn(drawings: list[dict], rect: pymupdf.Rect) -> str | None:
+def _drawn(drawings: list[Drawing], rect: pymupdf.Rect) -> str | None:
     """The vector drawings' verdict for a region, as at ingestion."""
     ok, chart_type = chart_of(figmod.drawings_in(drawings, rect), rect)
     return (chart_type or "curve") if ok else "curve"
@@ -55,7 +56,7 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     return k
 
 
-def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_of: dict[int, list]) -> dict:
+def classify_stored(doc: pymupdf.Document, row: StoredFigure, settings: Settings, rows_of: dict[int, list]) -> dict:
     """One stored figure's kind, from its stored crop and its page."""
     page = doc.load_page(int(row["page"]) - 1)
     if row["page"] not in rows_of:
@@ -70,7 +71,7 @@ def classify_stored(doc: pymupdf.Document, row: dict, settings: Settings, rows_o
             "signals": signals}
 
 
-def recrop_page(page: pymupdf.Page, rows: list[dict], settings: Settings) -> list[dict]:
+def recrop_page(page: pymupdf.Page, rows: list[StoredFigure], settings: Settings) -> list[CropUpdate]:
     """The display crops of one page's stored figures, as ingestion crops them now."""
     lines = cropmod.text_lines(page)
     drawings = figmod.page_drawings(page) if any(r["kind"] == "vector" for r in rows) else []
@@ -108,7 +109,7 @@ def _each_document(store, progress, work) -> dict[str, int]:
 
 def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
     """Every stored figure's kind, document by document; documents without a stored PDF are skipped."""
-    def work(doc: pymupdf.Document, rows: list[dict]) -> int:
+    def work(doc: pymupdf.Document, rows: list[StoredFigure]) -> int:
         page_rows: dict[int, list] = {}
         items = [classify_stored(doc, r, settings, page_rows) for r in rows]
         return store.admin_rpc("set_figure_kinds", {"items": items})
@@ -117,8 +118,8 @@ def reclassify(store, settings: Settings, progress=None) -> dict[str, int]:
 
 def recrop(store, settings: Settings, progress=None) -> dict[str, int]:
     """Every stored figure's display crop, document by document (one update per document)."""
-    def work(doc: pymupdf.Document, rows: list[dict]) -> int:
-        by_page: dict[int, list[dict]] = {}
+    def work(doc: pymupdf.Document, rows: list[StoredFigure]) -> int:
+        by_page: dict[int, list[StoredFigure]] = {}
         for r in rows:
             by_page.setdefault(int(r["page"]), []).append(r)
         items = [it for p, rs in by_page.items() for it in recrop_page(doc.load_page(p - 1), rs, settings)]

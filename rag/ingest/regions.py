@@ -18,6 +18,7 @@ from __future__ import annotations
 import pymupdf
 
 from rag.ingest.drawn import chart_of, family
+from rag.ingest.pdf import Drawing
 
 __all__ = ["vector_groups"]
 
@@ -26,7 +27,7 @@ JOIN_X, JOIN_Y = 20.0, 10.0  # groups this close (across, down) are one figure
 CHARTS_JOIN = 6.0  # two charts this close are one (the halves of one chart)
 
 
-def _backgrounds(drawings: list[dict]) -> set[int]:
+def _backgrounds(drawings: list[Drawing]) -> set[int]:
     """Rectangles (filled or stroked) that hold three or more other drawings: panels, frames, cards."""
     rects = [(i, d) for i, d in enumerate(drawings)
              if len(d["items"]) == 1 and d["items"][0][0] in ("re", "qu") and d["rect"].get_area() > 2000]
@@ -54,21 +55,21 @@ class _Group:
         self.chart: tuple[bool, str | None] | None = None
         self.bar: tuple[pymupdf.Rect | None] | None = None
 
-    def bar_of(self, drawings: list[dict]) -> pymupdf.Rect | None:
+    def bar_of(self, drawings: list[Drawing]) -> pymupdf.Rect | None:
         if self.bar is None:
             self.bar = (_bar_of(self, drawings),)
         return self.bar[0]
 
-    def is_chart(self, drawings: list[dict]) -> bool:
+    def is_chart(self, drawings: list[Drawing]) -> bool:
         return self.verdict(drawings)[0]
 
-    def verdict(self, drawings: list[dict]) -> tuple[bool, str | None]:
+    def verdict(self, drawings: list[Drawing]) -> tuple[bool, str | None]:
         if self.chart is None:
             self.chart = chart_of([drawings[i] for i in self.members], self.rect)
         return self.chart
 
 
-def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[dict]) -> bool:
+def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[Drawing]) -> bool:
     """Bars of one chart drawn apart: two bar groups of one type, one under the other from the same left edge
     (two 100% bars, the rows of a horizontal bar chart), or side by side on one baseline."""
     ta, tb = a.verdict(drawings)[1], b.verdict(drawings)[1]
@@ -78,7 +79,7 @@ def _rows_of_one_chart(a: _Group, b: _Group, drawings: list[dict]) -> bool:
     return abs(ra.x0 - rb.x0) < 2 or abs(ra.y1 - rb.y1) < 2
 
 
-def _rows_apart(a: _Group, b: _Group, gy: float, drawings: list[dict]) -> bool:
+def _rows_apart(a: _Group, b: _Group, gy: float, drawings: list[Drawing]) -> bool:
     """Rows of one bar chart further apart than neighbours are joined: each a single row (one solid horizontal
     bar, at least three times as long as thick, alone in its group), one under the other, at most twice the
     thinner row apart."""
@@ -93,7 +94,7 @@ def _rows_apart(a: _Group, b: _Group, gy: float, drawings: list[dict]) -> bool:
     return a.is_chart(drawings) and b.is_chart(drawings) and _rows_of_one_chart(a, b, drawings)
 
 
-def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
+def _tight_groups(drawings: list[Drawing], keep: list[int]) -> list[_Group]:
     groups: list[_Group] = []
     for i in sorted(keep, key=lambda i: (drawings[i]["rect"].y0, drawings[i]["rect"].x0)):
         r = drawings[i]["rect"]
@@ -111,7 +112,7 @@ def _tight_groups(drawings: list[dict], keep: list[int]) -> list[_Group]:
     return groups
 
 
-def _joinable(a: _Group, b: _Group, drawings: list[dict], prose: list[pymupdf.Rect]) -> bool:
+def _joinable(a: _Group, b: _Group, drawings: list[Drawing], prose: list[pymupdf.Rect]) -> bool:
     gx, gy = _gap(a.rect, b.rect)
     if gx > JOIN_X:
         return False
@@ -123,7 +124,7 @@ def _joinable(a: _Group, b: _Group, drawings: list[dict], prose: list[pymupdf.Re
         or _rows_of_one_chart(a, b, drawings)
 
 
-def _join_all(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Rect]) -> None:
+def _join_all(groups: list[_Group], drawings: list[Drawing], prose: list[pymupdf.Rect]) -> None:
     changed = True
     while changed:
         changed = False
@@ -145,7 +146,7 @@ def _merge(a: _Group, b: _Group, groups: list[_Group]) -> None:
     groups.remove(b)
 
 
-def _bar_of(g: _Group, drawings: list[dict]) -> pymupdf.Rect | None:
+def _bar_of(g: _Group, drawings: list[Drawing]) -> pymupdf.Rect | None:
     """The group's bar: its filled shapes (a bar, a rounded bar, a stack of segments), solid, and nothing else but
     thin lines (a waterfall's connectors, a tick, a bracket)."""
     members = [drawings[i] for i in g.members]
@@ -181,7 +182,7 @@ def _in_step(bars: list[pymupdf.Rect]) -> bool:
             and band.height <= 3 * max(b.height for b in bars))
 
 
-def _bar_series(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.Rect]) -> None:
+def _bar_series(groups: list[_Group], drawings: list[Drawing], prose: list[pymupdf.Rect]) -> None:
     """Single bars in a row at a regular spacing (too far apart to be joined as neighbours) become one group."""
     bars = sorted(((g, b) for g in groups if (b := g.bar_of(drawings)) is not None), key=lambda x: x[1].x0)
     used: set[int] = set()
@@ -209,7 +210,7 @@ def _bar_series(groups: list[_Group], drawings: list[dict], prose: list[pymupdf.
         used.add(id(g))
 
 
-def vector_groups(drawings: list[dict], prose: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
+def vector_groups(drawings: list[Drawing], prose: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
     """The regions of a page's drawings: tight groups joined while they are close, never across prose, never two
     charts apart; bars of one series set wide apart joined; panels and frames left out."""
     backgrounds = _backgrounds(drawings)

@@ -284,10 +284,11 @@ def apply(meta, doc, first_pages: list[str]) -> None:
     if kind == "research paper":
         title, authors = paper_title(page)
         meta.title = title or meta.title
-        meta.authors = authors or None
-        meta.company = meta.company_key = meta.aliases = None  # a paper has authors, not an issuer
+        meta.authors = tuple(authors)
+        meta.company = meta.company_key = None  # a paper has authors, not an issuer
+        meta.aliases = ()
         meta.fiscal_year = paper_year(page, doc.metadata or {}) or meta.fiscal_year
-        meta.year_labels = [meta.fiscal_year] if meta.fiscal_year else None  # a paper answers to its one year
+        meta.year_labels = (meta.fiscal_year,) if meta.fiscal_year else ()  # a paper answers to its one year
     elif kind in ("sustainability report", "annual report"):
         meta.title = report_title(first_pages) or meta.title
     elif kind in FORMS:

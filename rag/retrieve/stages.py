@@ -242,10 +242,10 @@ class Candidates:
         cfg, it, scope = s.cfg, s.it, s.where
         pool = max(cfg.candidates.pool_min, cfg.candidates.pool_factor * cfg.rerank_size)
         sub = int(pool * cfg.candidates.sub_search_share)
-        searches = [dict(text=it.text_query, match_count=pool, **scope.params)]
+        searches = [Search(it.text_query, pool, dict(scope.params))]
         if it.statement_words:  # the statement the question names: a search by its title
-            searches.append(dict(text=STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]], match_count=sub,
-                                 full_text_weight=cfg.candidates.statement_title_text_weight, **scope.params))
+            searches.append(Search(STATEMENT_QUERIES[STATEMENT_OF_WORD[it.statement_words[0]]], sub, dict(
+                full_text_weight=cfg.candidates.statement_title_text_weight, **scope.params)))
         ents = [e for e in it.entities if e.company or it.companies]  # a period's search needs a named company
         for e in ents:  # every named company / period gets its own candidates
             p = dict(scope.params, filter_companies=[e.company] if e.company else it.companies)
@@ -254,7 +254,7 @@ class Candidates:
                 if not ids:
                     continue
                 p["filter_document_ids"] = ids
-            searches.append(dict(text=it.text_query, match_count=sub, **p))
+            searches.append(Search(it.text_query, sub, p))
         found = run_searches(s.store, s.vec, searches, candidate_count=pool, rrf_k=cfg.rrf_k,
                              parallel=cfg.candidates.parallel_searches)
         hits = found[0]
@@ -270,13 +270,20 @@ class Candidates:
 _SEARCHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-search")  # shared; each call waits its turn
 
 
-def run_searches(store, vec, searches: list[dict[str, Any]], parallel: int, **common) -> list[list[Hit]]:
+@dataclass
+class Search:
+    """One match_chunks call: its query text, how many chunks it returns, and its filters and weights."""
+    text: str
+    match_count: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def run_searches(store, vec, searches: list[Search], parallel: int, **common) -> list[list[Hit]]:
     """match_chunks for each search, in order. With parallel > 1 the first runs in this thread while the others
     run on the shared searchers, each on its own pooled connection: they are independent reads, so the answer is
     the same as one after another, in the time of the slowest. A failure is raised here as it would be in turn."""
-    def one(q: dict[str, Any]) -> list[Hit]:
-        q = dict(q)
-        return store.match_chunks(vec, q.pop("text"), match_count=q.pop("match_count"), **common, **q)
+    def one(q: Search) -> list[Hit]:
+        return store.match_chunks(vec, q.text, match_count=q.match_count, **common, **q.params)
 
     found: list[list[Hit]] = []
     for i in range(0, len(searches), max(1, parallel)):

@@ -7,7 +7,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+# One stage as JSON (answers and debug exports): its display name, chunks in and out, milliseconds and notes.
+TraceEntry = TypedDict("TraceEntry", {"stage": str, "in": int | None, "out": int | None, "ms": float,
+                                      "notes": dict[str, Any]})
 
 
 @dataclass
@@ -19,7 +23,7 @@ class StageTrace:
     ms: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TraceEntry:
         return {"stage": self.stage, "in": self.n_in, "out": self.n_out, "ms": self.ms, "notes": self.notes}
 
 
@@ -44,5 +48,5 @@ class Trace:
     def timings(self) -> dict[str, float]:
         return {s.stage: s.ms for s in self.stages}
 
-    def to_list(self) -> list[dict[str, Any]]:
+    def to_list(self) -> list[TraceEntry]:
         return [s.to_json() for s in self.stages]

@@ -11,7 +11,22 @@ import numpy as np
 from rag.config import Settings
 from rag.errors import EmbeddingModelMismatch, StoreError
 from rag.issuers import Issuer
-from rag.records import Candidate, ConversationInfo, DocumentMeta, Fact, FigureHit, Hit, Related, Table, Turn
+from rag.records import (
+    Candidate,
+    ChunkRow,
+    ConversationInfo,
+    DocumentMeta,
+    Fact,
+    FactRow,
+    FigureHit,
+    FigureRow,
+    Hit,
+    Related,
+    SqlRows,
+    StoredChunk,
+    Table,
+    Turn,
+)
 from rag.store import migrations
 from rag.store.reader import SHARED_READER, ReaderPool, reader_url
 from rag.store.transports import PostgresTransport, SupabaseTransport, embedded_url
@@ -115,7 +130,7 @@ class Store:
             )
 
     # -- documents ------------------------------------------------------------------------
-    def ingest_document(self, doc: dict, chunks: list[dict], figures: list[dict]) -> dict:
+    def ingest_document(self, doc: dict, chunks: list[ChunkRow], figures: list[FigureRow]) -> dict:
         return self.rpc("ingest_document", {"doc": doc, "chunks": chunks, "figures": figures})
 
     def document_by_sha256(self, sha256: str) -> int | None:
@@ -132,10 +147,10 @@ class Store:
     def delete_document(self, document_id: int) -> bool:
         return bool(self.rpc("delete_document", {"p_document_id": int(document_id)}))
 
-    def related_documents(self, document_id: int) -> list[dict]:
+    def related_documents(self, document_id: int) -> SqlRows:
         return self.rpc("related_documents", {"p_document_id": int(document_id)})
 
-    def doctor(self, model: str, dim: int) -> list[dict]:
+    def doctor(self, model: str, dim: int) -> SqlRows:
         return self.rpc("doctor", {"expected_model": model, "expected_dim": int(dim)})
 
     # -- search ---------------------------------------------------------------------------
@@ -167,14 +182,14 @@ class Store:
             "p_match_count": int(match_count)})
         return [Fact.from_row(r) for r in rows]
 
-    def replace_document_facts(self, document_id: int, facts: list[dict]) -> int:
+    def replace_document_facts(self, document_id: int, facts: list[FactRow]) -> int:
         """A document's facts read again: the old ones replaced in one transaction (sql/functions/replace_document_facts.sql)."""
         return int(self.rpc("replace_document_facts", {"p_document_id": int(document_id), "p_facts": facts}) or 0)
 
-    def replace_document_tables(self, document_id: int, tables: list[dict], facts: list[dict]) -> int:
+    def replace_document_tables(self, document_id: int, tables: list[Table], facts: list[FactRow]) -> int:
         """A document's tables and the facts derived from them read again, the old ones replaced in one transaction
         (sql/functions/document_tables.sql); returns the number of facts written."""
-        return int(self.rpc("replace_document_tables", {"p_document_id": int(document_id), "p_tables": tables,
+        return int(self.rpc("replace_document_tables", {"p_document_id": int(document_id), "p_tables": [t.to_json() for t in tables],
                                                         "p_facts": facts}) or 0)
 
     def tables_of_chunks(self, chunk_ids: list[int]) -> list[Table]:
@@ -191,7 +206,7 @@ class Store:
         """Chunks by id with their document's metadata (sql/functions/chunks_by_id.sql)."""
         return [Hit.from_row(r) for r in self.rpc("chunks_by_id", {"p_ids": [int(i) for i in chunk_ids]})]
 
-    def document_chunks(self, document_id: int) -> list[dict]:
+    def document_chunks(self, document_id: int) -> list[StoredChunk]:
         """Every chunk of a document in order: index, pages, heading and text (to read its facts again)."""
         return self.rpc("document_chunks", {"p_document_id": int(document_id)})
 
@@ -247,7 +262,7 @@ class Store:
                                       "p_similarities": [float(c.cosine_similarity or 0.0) for c in chunks],
                                       "p_total_ms": float(total_ms)})
 
-    def result_share(self, last: int = 100) -> list[dict]:
+    def result_share(self, last: int = 100) -> SqlRows:
         return self.rpc("result_share", {"p_last": int(last)})
 
     def recent_similarities(self, last: int = 100) -> list[float]:

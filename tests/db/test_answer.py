@@ -63,6 +63,16 @@ def test_extractive_answer_cites_the_statement_page_and_verifies_numbers(acme, e
     assert a.timings_ms["answer"] > 0  # timed (how fast is a benchmark's question: bench/, not a test's)
 
 
+def test_the_answer_baseline_quotes_the_plain_top_five_with_citations(acme, embedder):
+    """rag/assistant/baseline.py: what `rag eval --answers` measures the system against, in the same run: plain
+    cosine top 5 and the question's best sentences and rows, each cited and its quote verified."""
+    from rag.assistant.baseline import baseline_answer
+
+    a = baseline_answer(acme, embedder, Q, Settings(), acme.list_documents())
+    assert a.evidence and all(e.verified for e in a.evidence) and "[1]" in a.answer
+    assert len({e.chunk_id for e in a.evidence}) <= 5 and a.timings_ms
+
+
 def test_extractive_refuses_what_the_documents_do_not_say(acme, embedder):
     a = answer(acme, embedder, "What were Acme Widgets' Scope 3 emissions in 2022?")
     assert a.confidence == "insufficient_data" and a.answer.startswith("Insufficient data:")

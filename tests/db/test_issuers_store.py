@@ -98,3 +98,23 @@ def test_the_issuers_are_built_once_for_the_same_documents_and_anew_when_they_ch
     assert renamed is not first
     assert [i.key for i in renamed.find("What were Zenith Gadgets' net sales in 2022?")] == ["zenith gadgets"]
     assert not first.find("What were Zenith Gadgets' net sales in 2022?")
+
+
+def test_redetect_reads_a_reports_issuer_again_and_keeps_a_filings(clean_store, ingest, pdfs):
+    """rag/ingest/redetect.py (`rag redetect`): a report's issuer read again from its whole stored text; a filing
+    keeps its registrant; a dry run changes nothing."""
+    from rag.ingest.redetect import redetect_issuers
+
+    assert ingest(pdfs["esg"]).ok and ingest(pdfs["10k_2022"]).ok
+    by_type = {d.doc_type: d for d in clean_store.list_documents()}
+    report, filing = by_type["sustainability report"], by_type["10-K"]
+    assert report.company == "Greenfield AG"
+    assert redetect_issuers(clean_store) == []  # nothing reads otherwise
+    clean_store.update_document_metadata(report.document_id, company="Wrong Name AG")
+    clean_store.update_document_metadata(filing.document_id, company="Another Registrant Inc.")
+    assert redetect_issuers(clean_store, apply=False) == [(report.document_id, report.file_name, "Wrong Name AG",
+                                                            "Greenfield AG")]
+    assert {d.document_id: d.company for d in clean_store.list_documents()}[report.document_id] == "Wrong Name AG"
+    redetect_issuers(clean_store)
+    now = {d.document_id: d.company for d in clean_store.list_documents()}
+    assert now[report.document_id] == "Greenfield AG" and now[filing.document_id] == "Another Registrant Inc."

@@ -392,7 +392,7 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
         # so do its tables: team b neither reads them (by document or by a cited chunk) nor replaces them
         a_tables = a.document_tables(a_doc)
         assert a_tables and b.document_tables(a_doc) == [] and b.tables_of_chunks([a_facts[0].chunk_id]) == []
-        assert b.replace_document_tables(a_doc, [t.to_json() for t in a_tables[:1]], []) == 0
+        assert b.replace_document_tables(a_doc, a_tables[:1], []) == 0
         assert len(a.document_tables(a_doc)) == len(a_tables)
         assert a.tables_of_chunks([a_facts[0].chunk_id])
         anon_b = _as(teams, "anon", "select count(*) from match_facts('purchases property plant equipment')",

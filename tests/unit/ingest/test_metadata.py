@@ -35,19 +35,19 @@ def test_quarterly_documents_carry_every_year_a_reader_may_call_them():
     cover = ("FORM 10-Q\nFor the quarterly period ended July 29, 2023\nsix months ended July 29, 2023\n"
              "Best Buy Co., Inc. results for the second quarter of fiscal 2024")
     m = metadata.detect([cover], {}, "x.pdf")
-    assert (m.doc_type, m.fiscal_year, m.fiscal_period, m.year_labels) == ("10-Q", 2024, "Q2", [2023, 2024])
+    assert (m.doc_type, m.fiscal_year, m.fiscal_period, m.year_labels) == ("10-Q", 2024, "Q2", (2023, 2024))
     # Ulta: "Fourth Quarter Fiscal 2022" is the 52 weeks that ended in January 2023.
     cover = ("March 9, 2023\nUlta Beauty Announces Fourth Quarter\nFiscal 2022 Results\nUlta Beauty, Inc. announced "
              "results for the thirteen-week period (\u201cfourth quarter\u201d) and fifty-two-week period "
              "(\u201cfiscal year\u201d) ended January 28, 2023")
     m = metadata.detect([cover], {}, "x.pdf")
-    assert (m.doc_type, m.fiscal_year, m.fiscal_period, m.year_labels) == ("earnings release", 2022, "Q4", [2022, 2023])
+    assert (m.doc_type, m.fiscal_year, m.fiscal_period, m.year_labels) == ("earnings release", 2022, "Q4", (2022, 2023))
     assert m.published_date == "2023-03-09"  # the release date, not the PDF's creation date
     # Amcor: no label on the cover; the quarter to December 2022 is in the fiscal year ending June 30, 2023.
     cover = "FORM 10-Q\nFor the Quarterly Period Ended December 31, 2022\nsix months ended December 31, 2022"
     later = ["the Company's fiscal year ending June 30, 2023 ..."]
     m = metadata.detect([cover], {}, "x.pdf", later_pages=later)
-    assert (m.fiscal_year, m.year_labels) == (2023, [2022, 2023])
+    assert (m.fiscal_year, m.year_labels) == (2023, (2022, 2023))
 
 
 def test_registrant_name_broken_over_lines():
@@ -64,7 +64,7 @@ def test_a_52_53_week_year_ending_in_early_january_is_the_year_it_covers():
              "For the fiscal year ended January 1, 2023\nCommission File Number 1-1234\nCANDLEWOOD FOODS, INC.\n"
              "(Exact name of registrant as specified in its charter)\n")
     m = metadata.detect([cover], {}, "x.pdf")
-    assert (m.doc_type, m.fiscal_year, m.year_labels) == ("10-K", 2022, [2022])
+    assert (m.doc_type, m.fiscal_year, m.year_labels) == ("10-K", 2022, (2022,))
     # the retailer's year ending late January keeps the year it ends in (Best Buy's fiscal 2023)
     m = metadata.detect([cover.replace("January 1, 2023", "January 28, 2023")], {}, "x.pdf")
     assert m.fiscal_year == 2023
@@ -78,7 +78,7 @@ def test_a_quarter_of_a_52_53_week_year_is_in_the_year_it_covers():
              "three months ended April 2, 2023")
     later = ["Our fiscal year ended January 1, 2023 was a 52-week year."]
     m = metadata.detect([cover], {}, "x.pdf", later_pages=later)
-    assert (m.doc_type, m.fiscal_period, m.fiscal_year, m.year_labels) == ("10-Q", "Q1", 2023, [2023])
+    assert (m.doc_type, m.fiscal_period, m.fiscal_year, m.year_labels) == ("10-Q", "Q1", 2023, (2023,))
 
 
 def test_an_earnings_release_that_mentions_its_form_10q_is_a_release():
