@@ -94,10 +94,24 @@ def without_page_number(heading: str, page: int, running: set[str]) -> str:
     return heading[_LEADING_NUMBER.match(heading).end():]  # type: ignore[union-attr]
 
 
-def _dehyphen(a: str, b: str) -> str:
+def _dehyphen(a: str, b: str, compounds: frozenset[str] = frozenset()) -> str:
+    """Two lines of a paragraph joined. A hyphen ending the first line before a lower-case word is where a word was
+    broken ("evalu-" / "ation" → "evaluation"), unless the document writes the two parts as a hyphenated compound
+    elsewhere in a line ("inter-" / "annotator" → "inter-annotator": `compounds`)."""
     if re.search(r"[a-z]-$", a) and b[:1].islower():
+        first = re.search(r"([^\W\d_]+)-$", a)
+        second = re.match(r"[^\W\d_]+", b)
+        if first and second and f"{first.group(1)}-{second.group(0)}".lower() in compounds:
+            return a + b
         return a[:-1] + b
     return a + " " + b
+
+
+def hyphenated_compounds(pages: list[list[Row]]) -> frozenset[str]:
+    """The hyphenated words a document prints inside its lines ("inter-annotator", "long-form"), lower-cased: how
+    it writes them when no line break splits them."""
+    return frozenset(m.group(0).lower() for rows in pages for r in rows
+                     for m in re.finditer(r"(?<![\w-])[^\W\d_]+-[^\W\d_]+(?![\w-])", r.text.rstrip("-")))
 
 
 def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
@@ -113,6 +127,7 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
         return tuple(t for _, t in stack)
 
     running = running_titles(pages)
+    compounds = hyphenated_compounds(pages)
     for rows in pages:
         for r in rows:
             text = r.text.strip()
@@ -150,7 +165,7 @@ def rows_to_units(pages: list[list[Row]]) -> list[Unit]:
                         and -0.5 * r.size <= r.y0 - prev.y1 < max(r.size, prev.size) * 0.9
                         and abs(r.size - prev.size) < 1.0)
                 if cont and para is not None:
-                    para.text = _dehyphen(para.text, text)
+                    para.text = _dehyphen(para.text, text, compounds)
                     para.y1 = r.y1
                 else:
                     if r.words > 12:

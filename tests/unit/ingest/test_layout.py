@@ -116,3 +116,19 @@ def test_a_running_title_is_a_heading_printed_after_the_page_number_on_two_pages
     pages = [[row("1 Introduction", 1)], [row("2 Related work", 2)],
              [row("26 Environmental and Climate Protection", 26)], [row("27 Environmental and Climate Protection", 27)]]
     assert chunking.running_titles(pages) == {"environmental and climate protection"}
+
+
+def test_a_line_end_hyphen_stays_where_the_document_writes_a_compound():
+    """Walkthrough 6: "inter-" / "annotator" was joined as "interannotator"; the paper writes "inter-annotator"
+    in its lines. A word broken for the line ("evalu-" / "ation") is still joined whole."""
+    seen = frozenset({"inter-annotator", "long-form"})
+    assert chunking._dehyphen("higher inter-", "annotator agreement", seen) == "higher inter-annotator agreement"
+    assert chunking._dehyphen("human evalu-", "ation of", seen) == "human evaluation of"
+    assert chunking._dehyphen("human evalu-", "ation of") == "human evaluation of"
+
+    class R:  # the two fields hyphenated_compounds reads of a layout row
+        def __init__(self, text):
+            self.text = text
+
+    pages = [[R("We report inter-annotator agreement on long-form"), R("summaries, state-of-the-art and pre-")]]
+    assert chunking.hyphenated_compounds(pages) == frozenset({"inter-annotator", "long-form"})
