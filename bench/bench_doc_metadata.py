@@ -11,7 +11,8 @@ baseline in the same run, through the text-only detector that ingestion used bef
 the PDF's metadata title or the first cover line, no authors, the paper's year from any year in its text).
 
 Scoring (text compared without case, punctuation or spacing; NFKC):
-- title: equal, or 0.9 similar (difflib); only where the label has a title;
+- title: equal, or 0.9 similar (difflib); only where the label has a title; a filing labelled by its form alone
+  ("Form 10-K") is right when its title starts with the form (the cover's "for the fiscal year ended …" after it);
 - company: the legal name equal; for a document without an issuer (a paper), no company at all;
 - authors: F1 of the names, per paper; author_order: every name in the printed order;
 - year: a paper's year equal; otherwise the label's year among the years the document answers to (year_labels);
@@ -89,7 +90,11 @@ def score(label: dict, got: dict, alt: dict) -> dict:
     out = {}
     if label["title"]:
         a, b = norm(label["title"]), norm(got["title"])
-        out["title"] = a == b or difflib.SequenceMatcher(None, a, b).ratio() >= 0.9
+        # a filing labelled by its form ("Form 10-K") may be titled with its cover's period phrase after it ("Form
+        # 10-K for the fiscal year ended December 31, 2017"): the form is the title's head, the period is scored as
+        # the year
+        form = re.fullmatch(r"form \d+ [kq]", a)  # as norm writes "Form 10-K"
+        out["title"] = a == b or difflib.SequenceMatcher(None, a, b).ratio() >= 0.9 or bool(form and b.startswith(a))
     if label["company"]:
         out["company"] = norm(label["company"]) == norm(got["company"])
     elif label["doc_type"] == "research paper":

@@ -284,6 +284,12 @@ def _open(conversation_id: int) -> None:
     st.session_state["conversation_id"] = None  # read it from the database on the rerun
 
 
+def _conversation_tag(cid: int | None) -> str:
+    """What a conversation's export holds, with its number: two conversations that began with one question on one
+    day export under two names ("…_conversation-12.md")."""
+    return f"conversation-{cid}" if cid is not None else "conversation"
+
+
 def _conversations_sidebar(chat: list[dict]) -> None:
     with st.sidebar:
         st.button("New chat", icon=":material/add_comment:", on_click=_new_chat, width="stretch")
@@ -308,10 +314,11 @@ def _conversations_sidebar(chat: list[dict]) -> None:
                 cache.clear()
                 cache[key] = conversation_markdown(title, answers, get_store().figure_image)
             st.download_button("Export conversation (Markdown)", cache[key],
-                               file_name=export_name(title, "md", what="conversation"), mime="text/markdown",
+                               file_name=export_name(title, "md", what=_conversation_tag(cid)), mime="text/markdown",
                                width="stretch")
             st.download_button("Export conversation (JSON)", conversation_json(cid, title, answers),
-                               file_name=export_name(title, "json", what="conversation"), mime="application/json",
+                               file_name=export_name(title, "json", what=_conversation_tag(cid)),
+                               mime="application/json",
                                width="stretch")
             if cid is not None:
                 with st.popover("Delete this conversation", width="stretch"):

@@ -265,6 +265,12 @@ def _table(docs: list[DocumentMeta]) -> None:
 
 
 def _period(d: DocumentMeta) -> str:
+    """The fiscal period as every page prints it ("FY2023", "Q2 FY2023"); an 8-K has none, so its date of report;
+    a paper its year of publication."""
+    if d.doc_type == "8-K" and d.published_date:
+        return f"dated {str(d.published_date)[:10]}"
+    if d.doc_type == "research paper" and d.fiscal_year:
+        return f"{d.fiscal_year} (published)"
     return period_label(d.fiscal_year, d.fiscal_period or ("FY" if d.doc_type in ANNUAL_TYPES else None), d.doc_type)
 
 

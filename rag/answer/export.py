@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import date
 
@@ -19,7 +20,8 @@ def export_name(title: str, extension: str, when: date | None = None, what: str 
     when one title names two downloads (an answer and its whole conversation):
     "2026-11-29_costcos-net-income-fiscal-2021_conversation.md". Letters, digits, hyphens and underscores only, at
     most eight words, so any file system and shell takes it."""
-    words = re.findall(r"[^\W_]+", re.sub(r"['\u2019](?=\w)", "", title.lower()))  # Costco's -> costcos
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()  # "é" → "e", "β" dropped
+    words = re.findall(r"[^\W_]+", re.sub(r"['\u2019](?=\w)", "", ascii_title.lower()))  # Costco's -> costcos
     stop = {"what", "was", "were", "is", "are", "the", "a", "an", "of", "in", "did", "does", "do", "how", "which"}
     kept = [w for w in words if w not in stop][:8] or words[:8] or ["answer"]
     return f"{(when or date.today()).isoformat()}_{'-'.join(kept)[:80].strip('-')}{'_' + what if what else ''}" \

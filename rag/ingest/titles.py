@@ -16,6 +16,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rag.domain import DATE_WRITTEN
+
 HEADER = re.compile(r"under review|preprint|proceedings|conference|workshop|symposium|journal|arxiv|\bvol\.|volume|"
                     r"\bpp\.|©|\(c\)|copyright|\bdoi\b|issn|isbn|https?:|www\.|published|accepted|submitted|"
                     r"licen[cs]e|^page \d|^\d+$|draft|camera.ready", re.I)
@@ -292,12 +294,24 @@ def apply(meta, doc, first_pages: list[str]) -> None:
     elif kind in ("sustainability report", "annual report"):
         meta.title = report_title(first_pages) or meta.title
     elif kind in FORMS:
-        meta.title = (report_title(first_pages) if kind == "10-K" else None) or FORMS[kind]
+        meta.title = (report_title(first_pages) if kind == "10-K" else None) or filing_title(kind, first_pages)
     elif kind == "earnings release":
         meta.title = headline(page) or meta.title
     else:
         title, _ = paper_title(page)
         meta.title = title if title and not slogan(title) else meta.title
+
+
+def filing_title(kind: str, first_pages: list[str]) -> str:
+    """A filing's title in its cover's own words: "Form 10-K for the fiscal year ended December 31, 2017", "Form
+    10-Q for the quarterly period ended June 2, 2023", "Form 8-K dated May 20, 2022" (the date of report); the
+    form alone when the cover gives no date."""
+    cover = " ".join(" ".join(first_pages[:1]).split())
+    if kind == "8-K":
+        m = re.search(rf"date of report\b[^:]{{0,60}}:?\s*{DATE_WRITTEN}", cover, re.I)
+        return f"{FORMS[kind]} dated {' '.join(m.group(1).split())}" if m else FORMS[kind]
+    m = re.search(rf"for the (fiscal year|quarterly period|year) ended\s+{DATE_WRITTEN}", cover, re.I)
+    return f"{FORMS[kind]} for the {m.group(1).lower()} ended {' '.join(m.group(2).split())}" if m else FORMS[kind]
 
 
 def slogan(title: str) -> bool:

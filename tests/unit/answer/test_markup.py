@@ -111,3 +111,15 @@ def test_a_document_without_an_issuer_is_named_by_its_titles_short_name():
     long = DocumentMeta(document_id=2, file_name="q.pdf", doc_type="other",
                         title="Guidelines for the responsible handling of personal data in municipal archives")
     assert len(questions_for(long)[0]) <= 60
+
+
+def test_an_export_name_is_ascii_whatever_the_question_writes():
+    """Walkthrough 7: "…roisin-et-al-β-multiplier-sensor.md"."""
+    from datetime import date
+
+    from rag.answer.export import export_name
+
+    assert export_name("What is Roisin et al.'s β multiplier of the sensor?", "md", date(2026, 11, 29)) == \
+        "2026-11-29_roisin-et-al-s-multiplier-sensor.md"
+    assert export_name("Café revenue?", "json", date(2026, 11, 29), "conversation-12") == \
+        "2026-11-29_cafe-revenue_conversation-12.json"

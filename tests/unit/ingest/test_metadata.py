@@ -240,3 +240,17 @@ def test_a_title_set_in_emulated_small_caps_reads_in_its_own_case():
                      "faithfulness of long-form summaries.", fontsize=10)
     title, _ = paper_title(page)
     assert title == "LongEval: Guidelines for Human Evaluation"
+
+
+def test_a_filing_is_titled_in_its_covers_words():
+    """Walkthroughs 6 and 7: every 10-K read "Form 10-K"; the cover says which year it is for."""
+    from rag.ingest.titles import filing_title
+
+    cover = "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\n(Mark One)\nANNUAL REPORT PURSUANT TO " \
+            "SECTION 13\nFor the fiscal year ended December 31,\n2017\nor\n"
+    assert filing_title("10-K", [cover]) == "Form 10-K for the fiscal year ended December 31, 2017"
+    assert filing_title("10-Q", ["FORM 10-Q\nFor the quarterly period ended June 2, 2023\n"]) == \
+        "Form 10-Q for the quarterly period ended June 2, 2023"
+    assert filing_title("8-K", ["FORM 8-K\nCURRENT REPORT\nDate of Report (Date of earliest event reported): "
+                                "May 20, 2022\n"]) == "Form 8-K dated May 20, 2022"
+    assert filing_title("8-K", ["FORM 8-K\nCURRENT REPORT\n"]) == "Form 8-K"  # no date on the cover: the form
