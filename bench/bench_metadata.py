@@ -66,8 +66,8 @@ def detected(path: Path) -> dict:
     finally:
         doc.close()
     return {"company": (m.company_key or "").replace(" ", ""), "company_key": m.company_key, "company_name": m.company,
-            "fiscal_year": m.fiscal_year, "year_labels": m.year_labels, "period": m.fiscal_period,
-            "doc_type": m.doc_type, "aliases": getattr(m, "aliases", None)}
+            "fiscal_year": m.fiscal_year, "year_labels": list(m.year_labels or []), "period": m.fiscal_period,
+            "doc_type": m.doc_type, "aliases": list(getattr(m, "aliases", None) or [])}
 
 
 def _first_pages_text(doc, n: int = 12) -> list[str]:
