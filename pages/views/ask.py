@@ -302,8 +302,7 @@ def _conversations_sidebar(chat: list[dict]) -> None:
                 label = (shorten(c.title, 46) + f" · {c.turns} question{'s' * (c.turns != 1)}"
                          f" · {time_label(c.updated_at or c.created_at)}")
                 st.button(neutral(label), key=f"conv-{c.conversation_id}", on_click=_open, args=(c.conversation_id,),
-                          type="primary" if c.conversation_id == current else "tertiary", width="stretch",
-                          help=f"{c.turns} question{'s' * (c.turns != 1)}")
+                          type="primary" if c.conversation_id == current else "tertiary", width="stretch")
         if chat:
             title = st.session_state.get("conversation_title") or chat[0]["question"]
             answers = [t["answer"] for t in chat]

@@ -82,11 +82,10 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}{'s' * (n != 1)}"
 
 
-def _results(locked: set[str]) -> None:
+def _results(locked: set[str], names: dict[int, str]) -> None:
     """Each file's result that no job follows, once: 'already in the library' or its error in one line (a queued
     file's line is drawn with the jobs table, from the same read: the two never disagree)."""
     results = st.session_state.get("ingest_results", {})
-    names = {d.document_id: document_label(d) for d in documents()} if results else {}
     for name, r in results.items():
         if name in locked or (r.get("queued") and r.get("duplicate") != "document"):
             continue
@@ -123,7 +122,7 @@ def _password_forms(locked: set[str], files: dict[str, bytes]) -> None:
                     st.rerun()  # redraw from the new result: no stale question above it
 
 
-def _upload() -> None:
+def _upload(names: dict[int, str]) -> None:
     """Upload, per-file progress, password prompts and one-line results."""
     n = st.session_state.setdefault("upload_round", 0)
     files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=f"uploads-{n}")
@@ -139,7 +138,7 @@ def _upload() -> None:
     results = st.session_state.get("ingest_results", {})
     locked = {n for n, r in results.items() if _locked(r)}
     _password_forms(locked, st.session_state.get("locked_files", {}))
-    _results(locked)
+    _results(locked, names)
 
 
 def _locked(r: dict) -> bool:
@@ -368,9 +367,10 @@ def page() -> None:
                "and a bad file never stops the others.")
     rows = jobs.list_jobs(get_store(), 50)
     st.session_state["job_status"] = {r["id"]: r["status"] for r in rows}
-    _upload()
-    docs = documents()
-    _jobs(rows, {d.document_id: document_label(d) for d in docs})
+    docs = documents()  # read once per redraw: the status lines and the jobs table name them, the tables list them
+    names = {d.document_id: document_label(d) for d in docs}
+    _upload(names)
+    _jobs(rows, names)
     st.subheader(f"{len(docs)} document(s)")
     if not docs:
         st.info("No documents yet: upload PDFs above. They are read in the background, and each appears here when "
