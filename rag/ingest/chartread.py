@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from rag.ingest.figkind import number_value, progression
+from rag.ingest.drawn import family
+from rag.ingest.figkind import glued_numbers, number_value, progression
 from rag.ingest.pdf import Drawing
 
 __all__ = ["Phrase", "read_chart", "reading_line", "reading_text"]
@@ -45,15 +46,17 @@ _GLUED = re.compile(r"^([(\-–−+]?[$€£¥]?\d[\d,.]*)(\(\d[\d,.]*\s?%\))$")
 
 
 def _unglued(words: list[tuple[float, float, float, float, str]]) -> list[tuple[float, float, float, float, str]]:
-    """Words with a value and its share set without a space made two words, each with its share of the box."""
+    """Words holding values set without a space made one word each, each with its share of the box: a value and
+    its share ("777(30.0%)"), values of neighbouring bars whose labels touch ("24.324.725.7")."""
     out = []
     for x0, y0, x1, y1, t in words:
         m = _GLUED.match(t)
-        if not m:
-            out.append((x0, y0, x1, y1, t))
-            continue
-        mid = x0 + (x1 - x0) * len(m.group(1)) / len(t)
-        out += [(x0, y0, mid, y1, m.group(1)), (mid, y0, x1, y1, m.group(2))]
+        parts = [m.group(1), m.group(2)] if m else glued_numbers(t)
+        x = x0
+        for part in parts:
+            w = (x1 - x0) * len(part) / max(1, sum(map(len, parts)))
+            out.append((x, y0, x + w, y1, part))
+            x += w
     return out
 
 
@@ -74,6 +77,70 @@ def _phrases(words: list[tuple[float, float, float, float, str]],
                 break
         else:
             out.append(Phrase(pymupdf.Rect(x0, y0, x1, y1), [t]))
+    return out
+
+
+# a footnote mark set as a superscript, glued by the text layer to a label's last word of small letters ("Free
+# float2", "BlackRock1"); a formula or a unit ("CO2", "m2", "Scope 3") keeps its digit
+_MARK = re.compile(r"(?<=[a-z]{3})\d{1,2}$")
+
+
+def _unmarked(label: str) -> str:
+    return _MARK.sub("", label)
+
+
+def _aligned(a: pymupdf.Rect, b: pymupdf.Rect, h: float) -> bool:
+    """Two lines of one label: they overlap across, and share their left edge, right edge or centre."""
+    return min(a.x1, b.x1) > max(a.x0, b.x0) and min(abs(a.x0 - b.x0), abs(a.x1 - b.x1),
+                                                     abs((a.x0 + a.x1) / 2 - (b.x0 + b.x1) / 2)) <= h
+
+
+def _label_blocks(phrases: list[Phrase], keep: set[int]) -> list[Phrase]:
+    """A round chart's labels set on two or three lines beside its ring ("Passenger" over "Cars & LCV 74.0%", a
+    name over its value): a line of words only is joined with the line right under it, of its size and aligned
+    with it, until the label holds a value; not when a line right over it is nearer (a value over its name, "4.90%"
+    over "BlackRock", the next value under). Phrases in `keep` (a legend's entries) stay as they are."""
+    order = sorted(range(len(phrases)), key=lambda i: (phrases[i].rect.y0, phrases[i].rect.x0))
+    used: set[int] = set()
+    out = []
+
+    def gap(a: Phrase, b: Phrase, h: float) -> float | None:
+        """b's distance under a, when b is the next line of a's label: aligned, of its size, close."""
+        d = b.rect.y0 - a.rect.y1
+        ok = _aligned(a.rect, b.rect, h) and -0.2 * h <= d < 0.6 * h and abs(b.rect.height - h) <= 0.15 * h
+        return d if ok else None
+    for i in order:
+        if i in used:
+            continue
+        used.add(i)
+        cur = Phrase(pymupdf.Rect(phrases[i].rect), list(phrases[i].words))
+        h = max(1.0, phrases[i].rect.height)
+        over = [d for k in order if k != i and (d := gap(phrases[k], phrases[i], h)) is not None]
+        while i not in keep and not _split(cur)[1] and len(cur.words) < MAX_PHRASE_WORDS:
+            under = [(d, j) for j in order if j not in used and j not in keep and (d := gap(cur, phrases[j], h)) is not None]
+            if not under or (over and min(over) <= min(under)[0]):
+                break
+            j = min(under)[1]
+            used.add(j)
+            cur.words += phrases[j].words
+            cur.rect |= phrases[j].rect
+        out.append(cur)
+    return out
+
+
+def _values_apart(phrases: list[Phrase]) -> list[Phrase]:
+    """A run of bare values on one baseline ("24.3 24.7 25.7" over a group of bars) is one value a bar: each its own
+    phrase, with its share of the box. A value with its share in brackets ("1,050 (8.0%)") stays one."""
+    out = []
+    for p in phrases:
+        if len(p.words) < 2 or not all(_is_value(w) and not w.startswith("(") for w in p.words):
+            out.append(p)
+            continue
+        x, total = p.rect.x0, sum(len(w) + 1 for w in p.words)
+        for w in p.words:
+            x1 = x + p.rect.width * (len(w) + 1) / total
+            out.append(Phrase(pymupdf.Rect(x, p.rect.y0, x1, p.rect.y1), [w]))
+            x = x1
     return out
 
 
@@ -219,7 +286,7 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -
         right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
                  < max(4.0, p.rect.height * 0.6)]
         if right:
-            label, _ = _split(min(right, key=lambda p: p.rect.x0))
+            label = _split(min(right, key=lambda p: p.rect.x0))[0].strip()
             if label and (re.search(r"[A-Za-z]", label) or _YEAR.match(label)):  # a series may be a period: "2022"
                 out.setdefault(colour, label)
     return out
@@ -250,15 +317,19 @@ def _extent(words: list[tuple[float, float, float, float, str]], region: pymupdf
 
 
 def read_chart(words: list[tuple[float, float, float, float, str]], drawings: list[Drawing], title: str = "",
-               rotated: list[str] | None = None, region: pymupdf.Rect | None = None) -> dict:
+               rotated: list[str] | None = None, region: pymupdf.Rect | None = None,
+               chart_type: str | None = None) -> dict:
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
-    crop `region` (page coordinates) and the page's drawings."""
+    crop `region` (page coordinates) and the page's drawings; `chart_type` as classified (a pie's or a donut's
+    labels may run over lines)."""
     crop = _extent(words, region)
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
-    phrases = _phrases(words, [r for r, _ in swatches])
-    ticks = _ticks(phrases)
+    phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
     legend = _legend(phrases, swatches) if phrases else {}
     names = {n.lower() for n in legend.values()}
+    if family(chart_type) == "pie":
+        phrases = _label_blocks(phrases, {i for i, p in enumerate(phrases) if _split(p)[0].lower() in names})
+    ticks = _ticks(phrases)
     # a category's label: short, not the chart's title, not a legend entry
     labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
               and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names]
@@ -278,7 +349,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
             label = near.text if near else ""
         if series and series not in label:
             label = f"{series}, {label}" if label else series
-        values.append({"label": label, "value": value})
+        values.append({"label": _unmarked(label), "value": value})
         if len(values) >= MAX_VALUES:
             break
     return {"title": title, "legend": list(dict.fromkeys(legend.values())), "axes": rotated or [], "values": values}

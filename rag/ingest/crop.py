@@ -112,11 +112,30 @@ def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing]) -> pym
     if raster:
         return pymupdf.Rect(rect)
     out = pymupdf.Rect()
+    curved = False
     for d in drawings:
         r = d["rect"]
         if rect.contains(r) or (r & rect).get_area() > 0.8 * r.get_area():
             out |= r
-    return out & rect if not out.is_empty else pymupdf.Rect(rect)
+            curved = curved or any(it[0] == "c" for it in d["items"])
+    if out.is_empty:
+        return pymupdf.Rect(rect)
+    return (out & rect) | _leaders(out, drawings) if curved else out & rect
+
+
+def _leaders(graphic: pymupdf.Rect, drawings: list[Drawing]) -> pymupdf.Rect:
+    """The leader lines of a round chart: straight strokes that start on its drawing and run out of it to a label
+    (a pie's or a donut's callouts), though the region found for it stopped short of them."""
+    out = pymupdf.Rect(graphic)
+    for d in drawings:
+        items = d["items"]
+        if d.get("type") != "s" or not items or len(items) > 3 or any(it[0] != "l" for it in items):
+            continue
+        ends = [items[0][1], items[-1][2]]
+        if sum(p in graphic for p in ends) == 1 and abs(ends[0] - ends[1]) < 3 * max(graphic.width, graphic.height):
+            for p in ends:
+                out |= p
+    return out
 
 
 def framed(graphic: pymupdf.Rect, drawings: list[Drawing]) -> bool:

@@ -245,23 +245,34 @@ def classify(s: Signals, text: str = "") -> Kind:
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
 
 
-# OCR reads two labels set close together as one token: two years ("20222023"), two decimals ("24.324.7")
+# OCR, and a text layer whose labels touch, read labels set close together as one token: two years ("20222023"),
+# two or more decimals ("24.324.7", "0.50.50.8")
 _TWO_YEARS = re.compile(r"^((?:19|20)\d{2})((?:19|20)\d{2})$")
-_TWO_DECIMALS = re.compile(r"^(\d+\.)(\d+)\.(\d+)$")
+_DECIMALS = re.compile(r"^\d+(?:\.\d+){2,}$")
+
+
+def glued_numbers(t: str) -> list[str]:
+    """A token of two years, or of several decimals run together, parted again; else the token alone. Each decimal
+    is printed with as many decimals as the last ("24.324.725.7" → 24.3, 24.7, 25.7); a number grouped by points
+    ("1.234.567": every group as long as the last) is one number."""
+    if m := _TWO_YEARS.match(t):
+        return [m.group(1), m.group(2)]
+    if not _DECIMALS.match(t):
+        return [t]
+    groups = t.split(".")
+    k = len(groups[-1])
+    if not all(k < len(g) <= k + 3 for g in groups[1:-1]):
+        return [t]
+    out, whole = [], groups[0]
+    for g in groups[1:-1]:
+        out.append(f"{whole}.{g[:k]}")
+        whole = g[k:]
+    return out + [f"{whole}.{groups[-1]}"]
 
 
 def _ocr_tokens(text: str) -> list[str]:
-    """An OCR line's tokens, with two years or two decimals read as one token parted again."""
-    out = []
-    for t in text.split():
-        if m := _TWO_YEARS.match(t):
-            out += [m.group(1), m.group(2)]
-        elif (m := _TWO_DECIMALS.match(t)) and len(m.group(2)) > len(m.group(3)):
-            k = len(m.group(3))  # both printed with as many decimals as the second
-            out += [m.group(1) + m.group(2)[:k], m.group(2)[k:] + "." + m.group(3)]
-        else:
-            out.append(t)
-    return out
+    """An OCR line's tokens, with two years or decimals read as one token parted again."""
+    return [part for t in text.split() for part in glued_numbers(t)]
 
 
 def ocr_words(lines) -> list[tuple[float, float, float, float, str]]:

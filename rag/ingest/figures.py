@@ -228,10 +228,16 @@ def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     near_above = sorted(above, key=lambda r: -r.y0)[:3]
     inside_size = max((r.size for r in inside), default=0)
     emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
-    for r in emphasised + sorted(inside, key=lambda r: r.y0)[:6] + near_above:
+    for r in emphasised + [r for r in sorted(inside, key=lambda r: r.y0)[:6] if not _DATA_LABEL.search(r.text)] \
+            + near_above:
         if _title_like(r):
             return shorten(" ".join(t.text for t in _title_lines(r, rows, rect)), 200), None
     return "", None
+
+
+# a line inside a chart ending in a printed value ("Allianz S.A. 4.92 %", "Other 3,830") is a label of its data, not
+# its title (a title may end in a year or a count: "Revenue 2023", "Top 10")
+_DATA_LABEL = re.compile(r"\d[.,]\d+\s*%?\s*$|\d\s*%\s*$")
 
 
 def _title_lines(r: Row, rows: list[Row], rect: pymupdf.Rect) -> list[Row]:
@@ -421,7 +427,7 @@ def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list
 
 
 def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[Drawing] | None,
-                caption: str, cfg: IngestSettings, png: bytes | None = None) -> dict:
+                caption: str, cfg: IngestSettings, png: bytes | None = None, chart_type: str | None = None) -> dict:
     """A chart's reading (rag/ingest/chartread.py) from the words inside its display crop: the text layer, else the
     OCR lines of the region's image and its solid shapes (bars, a legend's swatches), placed back on the page."""
     try:
@@ -445,7 +451,7 @@ def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_
         drawings = (drawings or []) + [
             {"rect": pymupdf.Rect(region.x0 + x0 / z, region.y0 + y0 / z, region.x0 + x1 / z, region.y0 + y1 / z),
              "fill": colour} for x0, y0, x1, y1, colour in (solid_shapes(png) if png else [])]
-    return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4], clip)
+    return chartread.read_chart(words, drawings or [], caption, [r for r in rotated if r][:4], clip, chart_type)
 
 
 def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, drawn: str | None, caption: str,
@@ -478,7 +484,7 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     k = figkind.classify(sig, caption + " " + text)
     signals = sig.to_json()
     if k.kind == "chart":
-        signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg, png)
+        signals["reading"] = read_region(page, clip, rect, lines, drawings, caption, cfg, png, k.chart_type)
         said = chartread.reading_text(signals["reading"])
         text = f"{said}\n{text}" if said else text
     return Figure(page_no, tuple(round(float(v), 1) for v in rect), kind, shown_png, shown.width, shown.height, digest,

@@ -52,7 +52,7 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     k = figkind.classify(sig, caption + " " + text)
     k.signals = sig
     if k.kind == "chart":
-        k.reading = figmod.read_region(page, clip, rect, lines, drawings, caption, settings.ingest, png)
+        k.reading = figmod.read_region(page, clip, rect, lines, drawings, caption, settings.ingest, png, k.chart_type)
     return k
 
 

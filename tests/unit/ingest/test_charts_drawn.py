@@ -321,3 +321,63 @@ def test_a_paragraph_ending_right_over_a_panel_is_not_the_chart_s_title():
     saved = _saved(doc)
     charts = [f for f in _figures(saved) if f.figure_kind == "chart"]
     assert len(charts) == 1 and "following form" not in saved.get_textbox(pymupdf.Rect(charts[0].crop))
+
+
+def test_labels_touching_in_the_text_layer_are_read_as_the_values_they_are():
+    """Values over a group of bars set so close that the text layer runs them into one word ("24.324.725.7"): one
+    value a bar, each with as many decimals as the last; a number grouped by points stays one."""
+    from rag.ingest.figkind import glued_numbers
+    assert glued_numbers("24.324.725.7") == ["24.3", "24.7", "25.7"]
+    assert glued_numbers("4.03.8") == ["4.0", "3.8"]
+    assert glued_numbers("1.234.567") == ["1.234.567"]
+    assert glued_numbers("1.2.3") == ["1.2.3"]  # a section number
+    words = [(100, 100, 160, 108, "24.324.725.7"), (100, 120, 108, 128, "D"), (200, 100, 240, 108, "19.819.3"),
+             (205, 120, 213, 128, "C")]
+    values = [(v["label"], v["value"]) for v in chartread.read_chart(words, [])["values"]]
+    assert values == [("D", "24.3"), ("D", "24.7"), ("D", "25.7"), ("C", "19.8"), ("C", "19.3")], values
+
+
+def test_a_donut_s_labels_over_two_lines_and_a_value_over_its_name_are_read_whole():
+    """A donut's callouts: a name set over two lines with its value on the second ("Passenger" / "Cars & LCV
+    74.0%"), a name over its value ("Smart Plastic" / "8.8%"), a value set larger over its name ("4.90%" /
+    "BlackRock1", the next value right under); a footnote mark glued to a name is no part of it."""
+    words = [(60, 100, 100, 108, "Passenger"), (60, 110, 80, 118, "Cars"), (82, 110, 110, 118, "LCV"),
+             (112, 110, 135, 118, "74.0%"),
+             (300, 100, 330, 108, "Smart"), (332, 100, 365, 108, "Plastic"), (300, 110, 318, 118, "8.8%"),
+             (300, 200, 325, 210, "4.90%"), (300, 210, 345, 217, "BlackRock1"),
+             (300, 218, 325, 228, "3.53%"), (300, 228, 320, 235, "J.P."), (322, 228, 350, 235, "Morgan1")]
+    reading = chartread.read_chart(words, [], chart_type="donut")
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert pairs == {("Passenger Cars LCV", "74.0%"), ("Smart Plastic", "8.8%"), ("BlackRock", "4.90%"),
+                     ("J.P. Morgan", "3.53%")}, pairs
+
+
+def test_a_donut_s_crop_reaches_along_its_leader_lines_to_its_labels():
+    """Callouts set far out on leader lines, right of a donut: the crop follows the lines to them, and the line of
+    a label ending in its value is not taken for the chart's title."""
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((60, 160), "Shareholder structure", fontsize=11, fontname="hebo")
+    c = pymupdf.Point(200, 260)
+    start = pymupdf.Point(c.x + 60, c.y)
+    for share, colour in zip([0.6, 0.33, 0.07], COLOURS):
+        sh = page.new_shape()
+        end = sh.draw_sector(c, start, 360 * share, fullSector=True)
+        sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
+        sh.commit()
+        start = end
+    sh = page.new_shape()
+    sh.draw_circle(c, 33)
+    sh.finish(fill=(1, 1, 1), color=None)
+    sh.commit()
+    page.draw_line((250, 230), (520, 230), color=(0.4, 0.4, 0.4), width=0.5)
+    page.insert_text((400, 226), "Shareholder of long standing 60.12 %", fontsize=8)
+    page.draw_line((150, 300), (70, 300), color=(0.4, 0.4, 0.4), width=0.5)
+    page.insert_text((70, 296), "Freefloat 33.46 %", fontsize=8)
+    _prose(page, 360)
+    page = _saved(doc)
+    [fig] = [f for f in _figures(page) if f.figure_kind == "chart"]
+    assert fig.crop[2] >= 520 and fig.crop[0] <= 70, fig.crop
+    pairs = {(v["label"], v["value"]) for v in fig.signals["reading"]["values"]}
+    assert ("Shareholder of long standing", "60.12 %") in pairs and ("Freefloat", "33.46 %") in pairs, pairs
+    assert not any(ln.intersects(pymupdf.Rect(fig.crop)) for ln in _prose_lines(page))
