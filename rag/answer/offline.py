@@ -36,6 +36,7 @@ from rag.answer.rows import Pick, compare_rows, rows_sentence, sides
 from rag.answer.verify import quote_in, verify
 from rag.config import Settings
 from rag.domain import years_of
+from rag.ingest.chartread import reading_line
 from rag.metrics import Computation, compute, without_definition
 from rag.quantities import numbers, scale_name
 from rag.records import Candidate, DocumentMeta, Fact, FigureHit
@@ -718,7 +719,12 @@ def _chart_lead(f: FigureHit, r: Retrieval, marks: _Markers, fit: float | None) 
     chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
         next(c for c in r.chunks if (c.document_id, c.page_start) == (f.document_id, f.page))
     title = re.sub(r"\s+", " ", f.caption or "").strip(" .") or "the chart"
-    said = re.sub(r"\s+", " ", f.ocr_text or "").strip()
+    # what the chart reads as (its values tied to their labels) when it holds every number printed on it; else
+    # the words printed on it too
+    reading = reading_line(f.ocr_text)
+    printed = (f.ocr_text or "")[len(reading):]
+    whole = bool(reading) and set(re.findall(r"\d[\d,.]*\d|\d", printed)) <= set(re.findall(r"\d[\d,.]*\d|\d", reading))
+    said = re.sub(r"\s+", " ", reading if whole else f.ocr_text or "").strip()
     if said.lower().startswith(title.lower()):
         said = said[len(title):].strip(" .:–-")
     said = said if len(said) <= 220 else said[:217].rsplit(" ", 1)[0] + " …"

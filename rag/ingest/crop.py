@@ -23,6 +23,7 @@ MARGIN = 4.0
 LABEL_REACH = 16.0  # a label row sits this close to the graphic or to a label already taken
 SIDE_REACH = 90.0  # axis values, callouts and legends beside the plot
 TITLE_REACH = 30.0
+LEADER_REACH = 12.0  # a leader line ends this close to its label
 
 
 @dataclass
@@ -106,7 +107,8 @@ def _in_text_column(ln: TextLine, g: pymupdf.Rect, lines: list[TextLine]) -> boo
     return ln.words >= 2 and any(c.isalpha() for c in ln.text) and _aligned_with_prose(ln, lines, g)
 
 
-def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing]) -> pymupdf.Rect:
+def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing],
+               labels: list[pymupdf.Rect] | None = None, others: list[pymupdf.Rect] | None = None) -> pymupdf.Rect:
     """What is drawn of a region: an image's box, or the union of the vector drawings mostly inside it (the
     region was grown to its label rows; the crop takes labels by its own rules)."""
     if raster:
@@ -120,19 +122,28 @@ def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing]) -> pym
             curved = curved or any(it[0] == "c" for it in d["items"])
     if out.is_empty:
         return pymupdf.Rect(rect)
-    return (out & rect) | _leaders(out, drawings) if curved else out & rect
+    return (out & rect) | _leaders(out, drawings, labels or [], others or []) if curved else out & rect
 
 
-def _leaders(graphic: pymupdf.Rect, drawings: list[Drawing]) -> pymupdf.Rect:
+def _leaders(graphic: pymupdf.Rect, drawings: list[Drawing], labels: list[pymupdf.Rect],
+             others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """The leader lines of a round chart: straight strokes that start on its drawing and run out of it to a label
-    (a pie's or a donut's callouts), though the region found for it stopped short of them."""
+    (a pie's or a donut's callouts), though the region found for it stopped short of them. A stroke whose far end
+    is at no short line of text (`labels`) leads nowhere: an axis, a rule; one that reaches another figure's region
+    (`others`) is a connector between two figures, or leads to that figure's label."""
     out = pymupdf.Rect(graphic)
     for d in drawings:
         items = d["items"]
         if d.get("type") != "s" or not items or len(items) > 3 or any(it[0] != "l" for it in items):
             continue
         ends = [items[0][1], items[-1][2]]
-        if sum(p in graphic for p in ends) == 1 and abs(ends[0] - ends[1]) < 3 * max(graphic.width, graphic.height):
+        if sum(p in graphic for p in ends) != 1 or abs(ends[0] - ends[1]) >= 3 * max(graphic.width, graphic.height):
+            continue
+        far = ends[0] if ends[1] in graphic else ends[1]
+        reach = pymupdf.Rect(graphic) | far
+        if any(reach.intersects(o) and not o.intersects(graphic) for o in others):
+            continue
+        if any(far in r + (-LEADER_REACH, -LEADER_REACH, LEADER_REACH, LEADER_REACH) for r in labels):
             for p in ends:
                 out |= p
     return out
@@ -335,6 +346,6 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
 def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: list[TextLine],
                  drawings: list[Drawing], others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
-    graphic = graphic_of(region, raster, drawings)
+    graphic = graphic_of(region, raster, drawings, [ln.rect for ln in lines if not ln.prose and ln.words <= 10], others)
     panel = panel_of(graphic, drawings) if not raster else None
     return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel)

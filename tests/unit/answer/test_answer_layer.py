@@ -235,3 +235,22 @@ def test_a_question_in_one_charts_own_words_gets_that_chart_though_it_does_not_s
     assert place([other, share], a) == []
     share.own_similarity, other.own_similarity = 0.55, 0.30  # none close enough
     assert place([other, share], a) == []
+
+
+def test_a_chart_lead_gives_what_the_chart_reads_as_not_its_words_again():
+    """A chart's stored text is its reading (values tied to their labels) over the words printed on it; the lead
+    gives the reading once ("International: 167; North America: 415"), not the printed words after it."""
+    from rag.answer.offline import _chart_lead, _Markers
+
+    c = cand(1)
+    f = figure(7, 1, 0.6, True, 1, "Employees per market", chart_type="donut")
+    f.ocr_text = "International: 167; North America: 415\n167 International 415 North America"
+    lead = _chart_lead(f, _retrieval("employees per market chart", [c]), _Markers({1: c}), 0.6)
+    assert lead.sentences == ["The donut “Employees per market” on p. 1 shows: International: 167; North America: "
+                              "415 [1]."], lead.sentences
+    f.ocr_text = "Scope 1 1,050 t"  # no reading: the words printed on it
+    lead = _chart_lead(f, _retrieval("emissions chart", [c]), _Markers({1: c}), 0.6)
+    assert "shows: Scope 1 1,050 t [1]." in lead.sentences[0]
+    f.ocr_text = "Scope 1: 1,050 t\nScope 1 1,050 t Scope 2 420 t"  # a number the reading missed: both
+    lead = _chart_lead(f, _retrieval("emissions chart", [c]), _Markers({1: c}), 0.6)
+    assert "shows: Scope 1: 1,050 t Scope 1 1,050 t Scope 2 420 t [1]." in lead.sentences[0]
