@@ -117,7 +117,8 @@ def _label_blocks(phrases: list[Phrase], keep: set[int]) -> list[Phrase]:
         h = max(1.0, phrases[i].rect.height)
         over = [d for k in order if k != i and (d := gap(phrases[k], phrases[i], h)) is not None]
         while i not in keep and not _split(cur)[1] and len(cur.words) < MAX_PHRASE_WORDS:
-            under = [(d, j) for j in order if j not in used and j not in keep and (d := gap(cur, phrases[j], h)) is not None]
+            under = [(d, j) for j in order
+                     if j not in used and j not in keep and (d := gap(cur, phrases[j], h)) is not None]
             if not under or (over and min(over) <= min(under)[0]):
                 break
             j = min(under)[1]

@@ -360,7 +360,7 @@ def test_a_donut_s_crop_reaches_along_its_leader_lines_to_its_labels():
     page.insert_text((60, 160), "Shareholder structure", fontsize=11, fontname="hebo")
     c = pymupdf.Point(200, 260)
     start = pymupdf.Point(c.x + 60, c.y)
-    for share, colour in zip([0.6, 0.33, 0.07], COLOURS):
+    for share, colour in zip([0.6, 0.33, 0.07], COLOURS[:3], strict=True):
         sh = page.new_shape()
         end = sh.draw_sector(c, start, 360 * share, fullSector=True)
         sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
