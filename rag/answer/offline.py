@@ -722,8 +722,8 @@ def _chart_lead(f: FigureHit, r: Retrieval, marks: _Markers, fit: float | None) 
     # what the chart reads as (its values tied to their labels) when it holds every number printed on it; else
     # the words printed on it too
     reading = reading_line(f.ocr_text)
-    printed = (f.ocr_text or "")[len(reading):]
-    whole = bool(reading) and set(re.findall(r"\d[\d,.]*\d|\d", printed)) <= set(re.findall(r"\d[\d,.]*\d|\d", reading))
+    figures_in = re.compile(r"\d[\d,.]*\d|\d").findall
+    whole = bool(reading) and set(figures_in((f.ocr_text or "")[len(reading):])) <= set(figures_in(reading))
     said = re.sub(r"\s+", " ", reading if whole else f.ocr_text or "").strip()
     if said.lower().startswith(title.lower()):
         said = said[len(title):].strip(" .:–-")
