@@ -117,10 +117,15 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
     lead, missing_note = _lead(r, ask, by_id, retrieved)
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
     papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
-    if lead is None and demands_figure(it, ask) and not papers and not _sentence_answers(scored_units, ask, settings):
+    # a figure is demanded and none is given: refused, unless the question asks to see a chart and the chart of
+    # its measure is found (its reading is the answer: "graph of revenue with EBITDA margin")
+    unmet = lead is None and demands_figure(it, ask) and not papers and \
+        not _sentence_answers(scored_units, ask, settings)
+    judged = Judged() if unmet and ask.answer_type != "chart" else \
+        _judged(r, ask, by_id, lead, papers, settings.retrieval.selection.linked_figure_bonus)
+    if unmet and judged.chart is None:
         return _refused(t0, r, _missing_breakdown(None, scored_units, it, ask, docs) or missing_note or
                         answerable.not_reported(ask, it.question, _who(ask, docs)))
-    judged = _judged(r, ask, by_id, lead, papers, settings.retrieval.selection.linked_figure_bonus)
     # the part asked ("in Romania") is judged on the figure that would lead: the judge's, else the rules'
     missing_part = _missing_breakdown(judged.lead if judged.lead is not None else (None if judged.replaces else lead),
                                       scored_units, it, ask, docs, judged.sentence)
@@ -131,7 +136,7 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
     lead = judged.lead if judged.lead is not None else (None if judged.replaces else lead)
     if lead is not None and judged.fit is not None:
         lead.fit = judged.fit
-    _fetch_chunks(r.book, lead, chunks, by_id)
+    _fetch_chunks(r.book, lead, chunks, by_id, judged.chart if lead is None else None)
     marks = _Markers(chunks)
     row_units = _row_units(r.book, [u for u in scored_units[:12] if u.kind == "row"])
     paragraphs, lead = _write(lead, scored_units, marks, ask, by_id, settings, r, row_units, judged.sentence,
@@ -225,15 +230,20 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
     if lead is None and kind == "chart":  # the chart that is shown, judged against the measure
         shown = asked_chart(r.figures, it.question, words, linked_bonus=linked_bonus)
         got = judge.best_figure([shown] if shown is not None else r.figures)
-        if got is not None and got[1] >= judge.cfg.chart_floor and \
-                any(c.chunk_id == got[0].chunk_id or (c.document_id, c.page_start) == (got[0].document_id, got[0].page)
-                    for c in r.chunks):
+        if got is not None and got[1] >= judge.cfg.chart_floor and _citable(got[0], r):
             return Judged(chart=got[0], fit=got[1])
     if lead is None and kind in ("description", "list", "yes/no", "chart", "open"):
         ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False, facts=r.book.passages), narrative=True)
         if ranked and ranked[0].sim >= judge.cfg.narrative_floor:
             return Judged(sentence=ranked[0], fit=ranked[0].fit)
     return Judged()
+
+
+def _citable(f: FigureHit, r: Retrieval) -> bool:
+    """A chart's passage is among those found: its own (chosen, or fetched by the Facts stage for the figures
+    found), or one on its page."""
+    return f.chunk_id in r.book.chunks or any(
+        c.chunk_id == f.chunk_id or (c.document_id, c.page_start) == (f.document_id, f.page) for c in r.chunks)
 
 
 def _typed_lead(best: Typed, judge: Judge, facts: list[Fact]) -> Lead:
@@ -614,12 +624,14 @@ def _figure_in(sentence: str) -> bool:
                if not re.fullmatch(r"\d{1,2}", m.strip("., ")) or "%" in m)
 
 
-def _fetch_chunks(book: FactBook, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta]
-                  ) -> None:
-    """The passages of the lead's facts that the search did not return (the Facts stage fetched them)."""
-    if lead is None:
-        return
-    for cid in dict.fromkeys(f.chunk_id for f in lead.facts if f.chunk_id is not None and f.chunk_id not in chunks):
+def _fetch_chunks(book: FactBook, lead: Lead | None, chunks: dict[int, Candidate], docs: dict[int, DocumentMeta],
+                  chart: FigureHit | None = None) -> None:
+    """The passages of the lead's facts, and of the chart it describes, that the search did not return (the Facts
+    stage fetched them)."""
+    ids = [f.chunk_id for f in lead.facts] if lead is not None else []
+    if chart is not None and chart.chunk_id in book.chunks:
+        ids.append(chart.chunk_id)
+    for cid in dict.fromkeys(i for i in ids if i is not None and i not in chunks):
         h = book.chunks[cid]
         chunks[cid] = Candidate.of(h, docs.get(h.document_id))
 
@@ -716,8 +728,9 @@ def _write(lead: Lead | None, units: list[extractive.Unit], marks: _Markers, ask
 def _chart_lead(f: FigureHit, r: Retrieval, marks: _Markers, fit: float | None) -> Lead:
     """'The chart “Net sales by business sector – 2023” (p. 6) shows: 44% Life Science € 9,281 million …' — the
     chart's own title and the words and values printed on it (its text layer, or OCR), cited to its passage."""
-    chunk = next((c for c in r.chunks if c.chunk_id == f.chunk_id), None) or \
-        next(c for c in r.chunks if (c.document_id, c.page_start) == (f.document_id, f.page))
+    # its own passage, else one on its page
+    chunk = marks.chunks.get(f.chunk_id) if f.chunk_id is not None else None
+    chunk = chunk or next(c for c in r.chunks if (c.document_id, c.page_start) == (f.document_id, f.page))
     title = re.sub(r"\s+", " ", f.caption or "").strip(" .") or "the chart"
     # what the chart reads as (its values tied to their labels) when it holds every number printed on it; else
     # the words printed on it too

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from rag.domain import ANNUAL_TYPES
 from rag.issuers import norm
 from rag.metrics import line_items
-from rag.records import Candidate, DocumentMeta, Fact, Hit
+from rag.records import Candidate, DocumentMeta, Fact, FigureHit, Hit
 from rag.retrieve.measure import NOT_NAMES, Ask, Unknown, asked, named_entities, scope_documents
 from rag.retrieve.query import QueryIntent
 
@@ -58,8 +59,9 @@ class FactBook:
 
 
 def gather(store, intent: QueryIntent, chosen: list[Candidate], docs: list[DocumentMeta], issuers,
-           max_facts: int) -> FactBook:
-    """Everything the answer may judge for this question and these chosen passages."""
+           max_facts: int, figures: Sequence[FigureHit] = ()) -> FactBook:
+    """Everything the answer may judge for this question and these chosen passages (and the passages of the
+    figures found, which a chart asked for is cited to)."""
     ask = asked(intent)
     book = FactBook(chosen=[c.chunk_id for c in chosen])
     if chosen:
@@ -69,7 +71,7 @@ def gather(store, intent: QueryIntent, chosen: list[Candidate], docs: list[Docum
     if issuers is not None:
         book.unknown = unknown_entities(store, intent, issuers, docs)
     book.uncovered = uncovered_years(store, ask, intent, docs, chosen)
-    _passages_of_facts(store, book)
+    _passages_of_facts(store, book, figures)
     return book
 
 
@@ -109,11 +111,12 @@ def _scoped(store, book: FactBook, ask: Ask, docs: list[DocumentMeta]) -> None:
         book.items = _metric_items(store, ask, book.scope, docs)
 
 
-def _passages_of_facts(store, book: FactBook) -> None:
-    """The passages of the measure's and the items' facts that were not chosen (and not read already)."""
+def _passages_of_facts(store, book: FactBook, figures: Sequence[FigureHit] = ()) -> None:
+    """The passages of the measure's and the items' facts, and of the figures found, that were not chosen (and
+    not read already): a chart found by its own words is cited to its own passage, not only one on its page."""
     have = set(book.chosen) | set(book.chunks)
-    need = [f.chunk_id for f in [*book.measure, *(f for fs in book.items.values() for f in fs)]
-            if f.chunk_id is not None and f.chunk_id not in have]
+    ids = [f.chunk_id for f in [*book.measure, *(f for fs in book.items.values() for f in fs)]]
+    need = [i for i in [*ids, *(f.chunk_id for f in figures)] if i is not None and i not in have]
     if need:
         book.chunks.update({h.chunk_id: h for h in store.chunks_by_id(list(dict.fromkeys(need)))})
 

@@ -606,13 +606,13 @@ def own_similarity(figures: list[FigureHit], vec, embedder) -> None:
 class Facts:
     """Every fact the answer may judge, fetched once (`rag/retrieve/facts.py`): the chosen passages' table facts (the
     typed candidates of `rag/answer/fit.py`), the measure's facts in the documents that may answer, a named metric's
-    inputs, the names and years no document covers, and the passages of those facts. The answer layer reads the store
-    through nothing else."""
+    inputs, the names and years no document covers, and the passages of those facts and of the figures found. The
+    answer layer reads the store through nothing else."""
     name = "facts"
 
     def run(self, s: State) -> State | Refusal:
         s.entry.n_in = len(s.chosen)
-        s.book = gather(s.store, s.it, s.chosen, s.docs, s.issuers, s.cfg.max_facts)
+        s.book = gather(s.store, s.it, s.chosen, s.docs, s.issuers, s.cfg.max_facts, s.figures)
         s.entry.n_out = len(s.book.passages)
         s.entry.notes = {"asked": s.it.measure.to_dict() if s.it.measure else None, "fetched": s.book.counts()}
         return s
