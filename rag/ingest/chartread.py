@@ -28,7 +28,8 @@ _YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^
 _UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
 _SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
 MAX_VALUES = 40
-MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
+MAX_PHRASE_WORDS = 10
+MARKER = 12.0  # a line's point is drawn at most this size (pt); a bar is wider  # a longer phrase is a sentence, not a label and its value
 
 
 @dataclass
@@ -275,14 +276,16 @@ def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf
         r, fill = d["rect"], d.get("fill")
         if fill is None or not crop.contains(r) or not (2 <= r.width <= 20 and 2 <= r.height <= 20):
             continue
-        if 0.6 <= r.width / max(r.height, 0.1) <= 1.7:
+        if 0.4 <= r.width / max(r.height, 0.1) <= 2.5:  # a square, a disc, or a short bar
             out.append((pymupdf.Rect(r), tuple(round(c, 2) for c in fill)))
     return out
 
 
-def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -> dict[tuple, str]:
-    """colour → the label set just right of its swatch."""
+def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]
+            ) -> tuple[dict[tuple, str], list[pymupdf.Rect]]:
+    """(colour → the label set just right of its swatch, the swatches that are keys)."""
     out: dict[tuple, str] = {}
+    keys = []
     for r, colour in swatches:
         right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
                  < max(4.0, p.rect.height * 0.6)]
@@ -290,23 +293,30 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]) -
             label = _split(min(right, key=lambda p: p.rect.x0))[0].strip()
             if label and (re.search(r"[A-Za-z]", label) or _YEAR.match(label)):  # a series may be a period: "2022"
                 out.setdefault(colour, label)
-    return out
+                keys.append(r)
+    return out, keys
 
 
-def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str]) -> str:
-    """The legend's name for the colour of the shape the value sits on or just above."""
+def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], keys: list[pymupdf.Rect]) -> str:
+    """The legend's name for the colour of the shape the value sits on or just above, else of the marker right
+    beside it (a line's point). A shape holding a legend key (`keys`) is the panel the chart is drawn on, or the key
+    itself, never a series' shape: a white panel is not the series of a white-filled marker."""
     if not legend:
         return ""
     c = pymupdf.Point((v.rect.x0 + v.rect.x1) / 2, (v.rect.y0 + v.rect.y1) / 2)
     below = pymupdf.Point(c.x, v.rect.y1 + max(3.0, 0.6 * v.rect.height))
+    under, near = "", []
     for d in reversed(drawings):
-        fill = d.get("fill")
-        if fill is None or d["rect"].width > 400:
+        fill, r = d.get("fill"), d["rect"]
+        colour = tuple(round(x, 2) for x in fill) if fill is not None else None
+        if colour not in legend or r.width > 400 or any(r.contains(k) for k in keys):
             continue
-        colour = tuple(round(x, 2) for x in fill)
-        if colour in legend and (c in d["rect"] or below in d["rect"]):
-            return legend[colour]
-    return ""
+        if not under and (c in r or below in r):
+            under = legend[colour]
+        gx, gy = _gap(v.rect, r)
+        if max(r.width, r.height) <= MARKER and max(gx, gy) <= max(v.rect.height, 3.0):
+            near.append((gx + gy, legend[colour]))
+    return min(near)[1] if near else under  # a point's value is set beside it, over whatever shape lies there
 
 
 def _extent(words: list[tuple[float, float, float, float, str]], region: pymupdf.Rect | None) -> pymupdf.Rect:
@@ -326,7 +336,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     crop = _extent(words, region)
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
     phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
-    legend = _legend(phrases, swatches) if phrases else {}
+    legend, keys = _legend(phrases, swatches) if phrases else ({}, [])
     names = {n.lower() for n in legend.values()}
     if family(chart_type) == "pie":
         phrases = _label_blocks(phrases, {i for i, p in enumerate(phrases) if _split(p)[0].lower() in names})
@@ -341,7 +351,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
         label, value = _split(p)
         if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title):
             continue
-        series = _series_at(p, drawings, legend)
+        series = _series_at(p, drawings, legend, keys)
         if not label:
             near = _nearest_label(p, [lab for lab in labels if lab.text != series], reach)
             axis = _axis_label(p, rows)

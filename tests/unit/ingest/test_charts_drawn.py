@@ -381,3 +381,24 @@ def test_a_donut_s_crop_reaches_along_its_leader_lines_to_its_labels():
     pairs = {(v["label"], v["value"]) for v in fig.signals["reading"]["values"]}
     assert ("Shareholder of long standing", "60.12 %") in pairs and ("Freefloat", "33.46 %") in pairs, pairs
     assert not any(ln.intersects(pymupdf.Rect(fig.crop)) for ln in _prose_lines(page))
+
+
+def test_bars_with_a_line_on_a_white_panel_take_the_series_of_their_own_legend_key():
+    """Revenue bars with a margin line over them, on a white panel, the line's points drawn as white discs: each
+    value takes the series of the shape it belongs to (the bar it stands on, the point beside it), never the
+    panel's white, which is also the colour of the line's legend key; a key drawn as a short bar is a key."""
+    red, white, ink = (0.62, 0.05, 0.15), (1.0, 1.0, 1.0), (0.2, 0.25, 0.28)
+    panel = {"rect": pymupdf.Rect(68, 101, 291, 245), "fill": white}
+    bars = [{"rect": pymupdf.Rect(x, top, x + 28, 210), "fill": red} for x, top in ((98, 120), (152, 117), (189, 114))]
+    points = [{"rect": pymupdf.Rect(x, y, x + 10, y + 10), "fill": white, "color": ink}
+              for x, y in ((98, 165), (152, 178), (206, 184))]
+    keys = [{"rect": pymupdf.Rect(77, 231, 81, 239), "fill": red},
+            {"rect": pymupdf.Rect(173, 231, 181, 239), "fill": white, "color": ink}]
+    words = [(95, 107, 112, 116, "555.9"), (149, 104, 165, 113, "601.4"), (112, 161, 124, 169, "8.1%"),
+             (165, 172, 180, 181, "5.5%"), (96, 215, 111, 223, "2021"), (149, 215, 165, 223, "2022"),
+             (83, 232, 100, 241, "Sales"), (102, 232, 131, 241, "revenues"), (185, 232, 209, 241, "EBITDA"),
+             (211, 232, 234, 241, "margin")]
+    reading = chartread.read_chart(words, [panel, *bars, *points, *keys], region=pymupdf.Rect(64, 95, 295, 245))
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert pairs == {("Sales revenues, 2021", "555.9"), ("Sales revenues, 2022", "601.4"),
+                     ("EBITDA margin, 2021", "8.1%"), ("EBITDA margin, 2022", "5.5%")}, pairs
