@@ -117,8 +117,7 @@ def offline_answer(r: Retrieval, settings: Settings, docs: list[DocumentMeta]) -
     lead, missing_note = _lead(r, ask, by_id, retrieved)
     scored_units = extractive.score_units(it, r.chunks, settings.answer)
     papers = bool(r.chunks) and all(c.doc_type == "research paper" for c in r.chunks[:3])
-    # a figure is demanded and none is given: refused, unless the question asks to see a chart and the chart of
-    # its measure is found (its reading is the answer: "graph of revenue with EBITDA margin")
+    # a figure demanded and none given is refused, unless a chart asked for, of the measure, is found (it answers)
     unmet = lead is None and demands_figure(it, ask) and not papers and \
         not _sentence_answers(scored_units, ask, settings)
     judged = Judged() if unmet and ask.answer_type != "chart" else \
