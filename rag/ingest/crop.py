@@ -323,6 +323,9 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     cap = _caption(box if panel is None else box | panel, lines, taken)  # a caption under the panel
     title = [] if any(FIGURE_CAPTION.match(lines[i].text) for i in cap) else \
         _title(page.rect, box, lines, taken | set(cap), others)
+    if title and not cap:  # a numbered caption set over the title's lines ("Figure 13: …" over "Unit as specified")
+        head = _caption(box | lines[title[-1]].rect, lines, taken | set(title))
+        cap = head if head and FIGURE_CAPTION.match(lines[head[0]].text) else []
     if panel is not None:  # a chart on a panel: its title is on the panel too, or set right over it, larger than
         on = [i for i in title if panel.contains(lines[i].rect)]  # the page's prose (not a paragraph's last line)
         body = sorted(ln.size for ln in lines if ln.prose)

@@ -208,22 +208,18 @@ def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     below = [r for r in rows if r.y0 >= rect.y1 - 4 and r.y0 - rect.y1 < 60]
     above = [r for r in rows if r.y1 <= rect.y0 + 4 and rect.y0 - r.y1 < 60]
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2]
+    # a caption above may begin further up: its last line is what lies within reach ("Figure 13: Number of employees
+    # by gender" / "as of 31.12.", over a units line, over the chart)
+    heads = [r for r in rows if r.y1 <= rect.y0 + 4 and 60 <= rect.y0 - r.y1 < 60 + 4 * r.size]
     for group in (sorted(below, key=lambda r: r.y0), sorted(above, key=lambda r: -r.y0),
-                  sorted(inside, key=lambda r: r.y0)):
+                  sorted(inside, key=lambda r: r.y0), sorted(heads, key=lambda r: -r.y0)):
         for r in group:
             m = CAPTION.match(r.text)
             if m and len(r.text) > 4:
-                text = r.text
-                # A caption continues on following lines of the same paragraph.
-                idx = rows.index(r)
-                for nxt in rows[idx + 1: idx + 4]:
-                    if nxt.y0 - r.y1 > nxt.size * 1.2 or len(text) > 300 or CAPTION.match(nxt.text) \
-                            or abs(nxt.size - r.size) > 0.6 or (text.rstrip().endswith(".") and len(text) > 30):
-                        break
-                    text += " " + nxt.text
-                    r = nxt
-                num = FIG_NUM.search(text)
-                return shorten(text, 400), (num.group(1) if num else None)
+                text, last = _caption_block(r, rows)
+                if group is not heads or rect.y0 - last.y1 < 60:
+                    num = FIG_NUM.search(text)
+                    return shorten(text, 400), (num.group(1) if num else None)
     # No explicit caption: a short title-like line just above, or the first line inside the chart.
     near_above = sorted(above, key=lambda r: -r.y0)[:3]
     inside_size = max((r.size for r in inside), default=0)
@@ -233,6 +229,19 @@ def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
         if _title_like(r):
             return shorten(" ".join(t.text for t in _title_lines(r, rows, rect)), 200), None
     return "", None
+
+
+def _caption_block(r: Row, rows: list[Row]) -> tuple[str, Row]:
+    """A caption's text, continued on the following lines of its paragraph, and its last line."""
+    text = r.text
+    idx = rows.index(r)
+    for nxt in rows[idx + 1: idx + 4]:
+        if nxt.y0 - r.y1 > nxt.size * 1.2 or len(text) > 300 or CAPTION.match(nxt.text) \
+                or abs(nxt.size - r.size) > 0.6 or (text.rstrip().endswith(".") and len(text) > 30):
+            break
+        text += " " + nxt.text
+        r = nxt
+    return text, r
 
 
 # a line inside a chart ending in a printed value ("Allianz S.A. 4.92 %", "Other 3,830") is a label of its data, not

@@ -402,3 +402,19 @@ def test_bars_with_a_line_on_a_white_panel_take_the_series_of_their_own_legend_k
     pairs = {(v["label"], v["value"]) for v in reading["values"]}
     assert pairs == {("Sales revenues, 2021", "555.9"), ("Sales revenues, 2022", "601.4"),
                      ("EBITDA margin, 2021", "8.1%"), ("EBITDA margin, 2022", "5.5%")}, pairs
+
+
+def test_a_numbered_caption_over_a_units_line_is_the_chart_s_caption_and_in_its_crop():
+    """"Figure 13: Number of employees by gender" / "as of 31.12." set over a small units line, over the bars: the
+    caption is the chart's, though its first line is far from the drawing, and the crop holds it."""
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((74, 425), "Figure 13: Number of employees by gender", fontsize=8.5)
+    page.insert_text((74, 436), "as of 31.12.", fontsize=8.5)
+    page.insert_text((74, 461), "Unit as specified", fontsize=6)
+    _bars(page, 100, 560, [60, 45, 52], ["2021", "2022", "2023"], ["3,601", "3,660", "3,690"])
+    charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(charts) == 1
+    assert charts[0].caption.startswith("Figure 13: Number of employees by gender as of 31.12."), charts[0].caption
+    crop = pymupdf.Rect(charts[0].crop)
+    assert crop.y0 < 418 and crop.y1 < 600, crop
