@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pymupdf
 
 from rag.ingest.pdf import Drawing
@@ -24,6 +25,7 @@ LABEL_REACH = 16.0  # a label row sits this close to the graphic or to a label a
 SIDE_REACH = 90.0  # axis values, callouts and legends beside the plot
 TITLE_REACH = 30.0
 LEADER_REACH = 12.0  # a leader line ends this close to its label
+TRIM_DPI = 50  # an image's background margins are found at this resolution
 
 
 @dataclass
@@ -247,13 +249,20 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
         i = max(above, key=lambda i: lines[i].rect.y1)
         ln = lines[i]
         t = ln.text.strip()
-        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
+        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) or _data_row(ln, lines) \
                 or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page_rect, ln.rect) \
                 or HEADING.match(t) or _shared(ln, box, others):
             break
         out.append(i)
         top = ln.rect.y0
     return out
+
+
+def _data_row(ln: TextLine, lines: list[TextLine]) -> bool:
+    """The line and those level with it carry three figures or more ("POLYTEC GROUP | 184,740 | 100% | 180,303"): a
+    row of a table or of a chart's data, never a title, which names what follows."""
+    level = [o.text for o in lines if abs((o.rect.y0 + o.rect.y1) - (ln.rect.y0 + ln.rect.y1)) < ln.size]
+    return len(re.findall(r"\d[\d,.]*%?", " ".join(level))) >= 3
 
 
 def _ends_paragraph(ln: TextLine, lines: list[TextLine]) -> bool:
@@ -346,9 +355,35 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     return crop & page.rect
 
 
+def content_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
+    """What an image shows, as the page renders it (with any text set over it): its box less the margins of its
+    own background colour (a chart padded with white to the page's edge). The box itself when nothing is
+    trimmed or the content would be a sliver."""
+    try:
+        pix = page.get_pixmap(clip=rect, dpi=TRIM_DPI, colorspace=pymupdf.csRGB, alpha=False)
+    except Exception:
+        return pymupdf.Rect(rect)
+    if pix.w < 4 or pix.h < 4:
+        return pymupdf.Rect(rect)
+    a = np.frombuffer(pix.samples, np.uint8).reshape(pix.h, pix.w, 3).astype(np.int16)
+    border = np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]])
+    colours, counts = np.unique(border // 8, axis=0, return_counts=True)
+    if counts.max() < 0.6 * len(border):  # what it shows reaches its edges: no margin of one colour
+        return pymupdf.Rect(rect)
+    drawn = np.abs(a - (colours[counts.argmax()] * 8 + 4)).sum(axis=2) > 30  # away from the margin's colour
+    rows, cols = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
+    if not len(rows):
+        return pymupdf.Rect(rect)
+    sx, sy = rect.width / pix.w, rect.height / pix.h
+    out = pymupdf.Rect(rect.x0 + cols[0] * sx, rect.y0 + rows[0] * sy, rect.x0 + (cols[-1] + 1) * sx,
+                       rect.y0 + (rows[-1] + 1) * sy) & rect
+    return out if out.width >= 0.2 * rect.width and out.height >= 0.2 * rect.height else pymupdf.Rect(rect)
+
+
 def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: list[TextLine],
                  drawings: list[Drawing], others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
     graphic = graphic_of(region, raster, drawings, [ln.rect for ln in lines if not ln.prose and ln.words <= 10], others)
+    graphic = content_of(page, graphic) if raster else graphic
     panel = panel_of(graphic, drawings) if not raster else None
     return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel)
