@@ -28,8 +28,8 @@ _YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^
 _UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
 _SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
 MAX_VALUES = 40
-MAX_PHRASE_WORDS = 10
-MARKER = 12.0  # a line's point is drawn at most this size (pt); a bar is wider  # a longer phrase is a sentence, not a label and its value
+MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
+MARKER = 12.0  # a line's point is drawn at most this size (pt); a bar is wider
 
 
 @dataclass
@@ -282,19 +282,26 @@ def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf
 
 
 def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]
-            ) -> tuple[dict[tuple, str], list[pymupdf.Rect]]:
-    """(colour → the label set just right of its swatch, the swatches that are keys)."""
+            ) -> tuple[dict[tuple, str], list[pymupdf.Rect], set[str]]:
+    """(colour → the label set just right of its swatch, the swatches that are keys, the lines of two-line labels).
+    A label may run over two lines beside its key ("under 30" / "years old"): the lines beside the key's height,
+    aligned at its left, read as one name."""
     out: dict[tuple, str] = {}
-    keys = []
+    keys, used = [], set()
     for r, colour in swatches:
         right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
                  < max(4.0, p.rect.height * 0.6)]
-        if right:
-            label = _split(min(right, key=lambda p: p.rect.x0))[0].strip()
-            if label and (re.search(r"[A-Za-z]", label) or _YEAR.match(label)):  # a series may be a period: "2022"
-                out.setdefault(colour, label)
-                keys.append(r)
-    return out, keys
+        if not right:
+            continue
+        first = min(right, key=lambda p: p.rect.x0)
+        block = sorted((p for p in phrases if abs(p.rect.x0 - first.rect.x0) < 3 and p.rect.y1 > r.y0 - 2
+                        and p.rect.y0 < r.y1 + 2), key=lambda p: p.rect.y0)
+        label = " ".join(p.text for p in block) if len(block) > 1 else _split(first)[0].strip()
+        if label and (re.search(r"[A-Za-z]", label) or _YEAR.match(label)):  # a series may be a period: "2022"
+            out.setdefault(colour, label)
+            keys.append(r)
+            used.update(p.text.lower() for p in block if len(block) > 1)  # a one-line key may hold its value
+    return out, keys, used
 
 
 def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], keys: list[pymupdf.Rect]) -> str:
@@ -336,8 +343,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     crop = _extent(words, region)
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
     phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
-    legend, keys = _legend(phrases, swatches) if phrases else ({}, [])
-    names = {n.lower() for n in legend.values()}
+    legend, keys, used = _legend(phrases, swatches) if phrases else ({}, [], set())
+    names = {n.lower() for n in legend.values()} | used
     if family(chart_type) == "pie":
         phrases = _label_blocks(phrases, {i for i, p in enumerate(phrases) if _split(p)[0].lower() in names})
     ticks = _ticks(phrases)
@@ -349,7 +356,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     values = []
     for i, p in enumerate(phrases):
         label, value = _split(p)
-        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title):
+        if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title) or \
+                p.text.lower() in used:
             continue
         series = _series_at(p, drawings, legend, keys)
         if not label:

@@ -25,6 +25,7 @@ LABEL_REACH = 16.0  # a label row sits this close to the graphic or to a label a
 SIDE_REACH = 90.0  # axis values, callouts and legends beside the plot
 TITLE_REACH = 30.0
 LEADER_REACH = 12.0  # a leader line ends this close to its label
+KEY_REACH = 40.0  # a legend's swatches are set at most this far from the plot
 TRIM_DPI = 50  # an image's background margins are found at this resolution
 
 
@@ -124,7 +125,27 @@ def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing],
             curved = curved or any(it[0] == "c" for it in d["items"])
     if out.is_empty:
         return pymupdf.Rect(rect)
-    return (out & rect) | _leaders(out, drawings, labels or [], others or []) if curved else out & rect
+    out = (out & rect) | _leaders(out, drawings, labels or [], others or []) if curved else out & rect
+    return out | _keys(out, drawings, others or [])
+
+
+def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.Rect]) -> pymupdf.Rect:
+    """A legend's keys set apart from the plot (a row of swatches under a bar): small squares filled with a colour
+    of the graphic's own shapes, within KEY_REACH of it and nearer to it than to any other figure."""
+    def colour(d: Drawing) -> tuple | None:
+        fill = d.get("fill")
+        return tuple(round(c, 2) for c in fill) if fill is not None else None
+
+    inside = {colour(d) for d in drawings if graphic.contains(d["rect"]) and d["rect"].width > 20} - {None}
+    out = pymupdf.Rect()
+    for d in drawings:
+        r = d["rect"]
+        if colour(d) not in inside or graphic.contains(r) or not (2 <= r.width <= 20 and 2 <= r.height <= 20) \
+                or not 0.4 <= r.width / r.height <= 2.5 or _gap(graphic, r) > KEY_REACH \
+                or any(_gap(o, r) < _gap(graphic, r) for o in others):
+            continue
+        out |= r
+    return out
 
 
 def _leaders(graphic: pymupdf.Rect, drawings: list[Drawing], labels: list[pymupdf.Rect],

@@ -418,3 +418,30 @@ def test_a_numbered_caption_over_a_units_line_is_the_chart_s_caption_and_in_its_
     assert charts[0].caption.startswith("Figure 13: Number of employees by gender as of 31.12."), charts[0].caption
     crop = pymupdf.Rect(charts[0].crop)
     assert crop.y0 < 418 and crop.y1 < 600, crop
+
+
+def test_a_legend_set_apart_under_a_bar_with_names_over_two_lines_is_the_chart_s():
+    """A 100% bar of three age groups, its legend a row of swatches set well under it, each name over two lines
+    ("under 30" / "years old"): the crop holds the legend, and each share is read with its group's whole name."""
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((150, 290), "Age distribution – group total", fontsize=12)
+    x = 40.0
+    for share, colour, value in zip((0.149, 0.685, 0.166), COLOURS[:3], ("14,9%", "68,5%", "16,6%"), strict=True):
+        w = 500 * share
+        page.draw_rect(pymupdf.Rect(x, 316, x + w, 346), color=None, fill=colour)
+        page.insert_text((x + w / 2 - 12, 334), value, fontsize=10, color=(1, 1, 1))
+        x += w
+    for left, colour, (top, bottom) in zip((40, 250, 440), COLOURS[:3],
+                                           (("under 30", "years old"), ("30 - 50", "years old"),
+                                            ("over", "50 years old")), strict=True):
+        page.draw_rect(pymupdf.Rect(left, 370, left + 15, 385), color=None, fill=colour)
+        page.insert_text((left + 24, 376), top, fontsize=10)
+        page.insert_text((left + 24, 387), bottom, fontsize=10)
+    _prose(page, 430)
+    charts = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(charts) == 1
+    assert pymupdf.Rect(charts[0].crop).y1 >= 387, charts[0].crop
+    pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
+    assert pairs == {("under 30 years old", "14,9%"), ("30 - 50 years old", "68,5%"),
+                     ("over 50 years old", "16,6%")}, pairs
