@@ -348,3 +348,42 @@ def test_the_facts_read_again_after_a_plan_are_those_of_a_first_read(acme, embed
     assert again.scope == whole.scope and again.uncovered == whole.uncovered
     assert [f.fact_id for f in again.measure] == [f.fact_id for f in whole.measure]
     assert set(again.chunks) >= set(whole.chunks)
+
+
+
+def _report_with_a_chart(path):
+    """An annual report whose EBITDA margin is printed only on a chart: its income statement stops at gross profit
+    (no operating income, no depreciation), and no sentence gives the margin."""
+    import make_pdfs
+    import pymupdf
+
+    doc = pymupdf.open()
+    w = make_pdfs._title_page(doc, "Polywerk AG", "Annual Report 2023", "This annual report covers Polywerk AG, "
+                              "a maker of plastic car parts, for the financial year 2023. ")
+    w.new_page()
+    w.line("Business development", 14, bold=True)
+    w.para("Polywerk supplies door panels and underbody parts to carmakers in Europe. " + make_pdfs.LOREM * 2)
+    w.vector_bars([555.9, 601.4, 636.0], ["2021", "2022", "2023"], "Sales revenues and EBITDA margin development")
+    w.para("Demand from carmakers recovered in the second half of the year. " + make_pdfs.LOREM)
+    w.new_page()
+    w.line("Consolidated income statement", 11, bold=True)
+    xs = [72, 380, 460]
+    w.row(["EUR million", "2023", "2022"], xs, bold=True)
+    for label, a, b in (("Revenue", "636.0", "601.4"), ("Cost of sales", "(540.2)", "(508.8)"),
+                        ("Gross profit", "95.8", "92.6")):
+        w.row([label, a, b], xs)
+    w.finish()
+    doc.save(path)
+    return path
+
+
+def test_a_chart_asked_for_answers_though_the_metric_named_cannot_be_computed(clean_store, ingest, embedder,
+                                                                             tmp_path):
+    """"Graph of revenue with EBITDA margin": no statement gives the margin's inputs, so no margin is computed; the
+    question asks to see a chart, and the chart of its measure is found: the chart answers, read and cited to its
+    passage, and is shown, not a refusal."""
+    assert ingest(_report_with_a_chart(tmp_path / "polywerk.pdf")).ok
+    a = answer(clean_store, embedder, "graph of Polywerk's revenue with EBITDA margin over the last three years")
+    assert a.confidence != "insufficient_data", a.answer
+    assert a.answer.startswith("The bar “Sales revenues and EBITDA margin development”"), a.answer
+    assert a.figures and a.figures[0].kind == "chart" and a.figures[0].page in a.evidence[0].pages

@@ -2,7 +2,7 @@
 composition and the tools' schemas, on hand-built records."""
 
 import pytest
-from hand_built import cand, doc, figure
+from hand_built import cand, doc, figure, hit
 
 from rag.assistant import tools
 from rag.answer.extractive import compose, units_of
@@ -254,3 +254,25 @@ def test_a_chart_lead_gives_what_the_chart_reads_as_not_its_words_again():
     f.ocr_text = "Scope 1: 1,050 t\nScope 1 1,050 t Scope 2 420 t"  # a number the reading missed: both
     lead = _chart_lead(f, _retrieval("emissions chart", [c]), _Markers({1: c}), 0.6)
     assert "shows: Scope 1: 1,050 t Scope 1 1,050 t Scope 2 420 t [1]." in lead.sentences[0]
+
+
+def test_a_chart_found_by_its_own_words_is_cited_to_its_own_passage_though_search_did_not_return_it():
+    """A chart asked for whose page no chosen passage covers (found by its title, legend and values): the Facts stage
+    fetched its passage, so the chart can lead and is cited to that passage, on the chart's page; a chart whose
+    passage was fetched by no one is not citable."""
+    from rag.answer.offline import _chart_lead, _citable, _fetch_chunks, _Markers
+
+    c = cand(1)  # the passage search chose: page 1
+    f = figure(7, 54, 0.66, False, 1, "Sales revenues and EBITDA margin development", chart_type="bar")
+    f.page, f.ocr_text = 54, "Sales revenues, 2023: 636.0; EBITDA margin, 2023: 4.2%"
+    r = _retrieval("graph of revenue with EBITDA margin", [c], figures=[f])
+    assert not _citable(f, r)
+    r.book.chunks[54] = hit(54, 1, "Sales revenues and EBITDA margin development", page_start=54, page_end=54)
+    assert _citable(f, r)
+    chunks = {c.chunk_id: c}
+    _fetch_chunks(r.book, None, chunks, {}, f)
+    marks = _Markers(chunks)
+    lead = _chart_lead(f, r, marks, 0.6)
+    assert lead.sentences[0].startswith("The bar “Sales revenues and EBITDA margin development” on p. 54 shows: "
+                                        "Sales revenues, 2023: 636.0"), lead.sentences
+    assert [(e.chunk_id, e.pages) for e in marks.evidence] == [(54, [54])], marks.evidence
