@@ -68,7 +68,11 @@ class IngestSettings(BaseModel):
     keep_pdf: bool = Field(True, description="Store the original PDF in the database so the app can show the cited "
                            "region of a page.")
     keep_pdf_max_mb: float = Field(50.0, description="PDFs larger than this are not stored (crops then unavailable).")
-    ocr_budget_s: float = Field(60.0, description="Seconds of figure OCR per document at most; later figures keep their caption and context only.")
+    ocr_max_figures: int = Field(40, description="Figure images OCR'd per document at most, in page order: the same "
+                                 "figures are read on any machine, however loaded; later ones keep their caption and "
+                                 "context only.")
+    ocr_budget_s: float = Field(180.0, description="Seconds of figure OCR per document at most: a safety net for a "
+                                "document whose images are slow to read (ocr_max_figures is the budget that applies).")
     figure_dpi: int = Field(150, description="Resolution of figure crops.")
     max_figures_per_page: int = Field(6, description="Figures kept per page at most (largest first).")
     min_figure_pt: float = Field(72.0, description="Figures smaller than this (points, either side) are dropped.")

@@ -118,13 +118,15 @@ def _link_figures(figs: list[figmod.Figure], chunks: list[chunking.Chunk]) -> No
 
 
 def _figure_ocr(cfg: IngestSettings) -> Callable[[bytes], list[OcrLine]]:
-    """OCR of a figure's image, within the document's budget of cfg.ocr_budget_s seconds."""
-    spent = [0.0]
+    """OCR of a figure's image, within the document's budget: cfg.ocr_max_figures images (a count, so a loaded
+    machine reads the same figures as an idle one), and cfg.ocr_budget_s seconds as a safety net."""
+    spent, read = [0.0], [0]
 
     def ocr_fn(png: bytes) -> list[OcrLine]:
         # Figure OCR costs 1-2 s a chart on 2 cores: photos are skipped and a per-document budget applies.
-        if spent[0] > cfg.ocr_budget_s or is_photo(png):
+        if read[0] >= cfg.ocr_max_figures or spent[0] > cfg.ocr_budget_s or is_photo(png):
             return []
+        read[0] += 1
         t = time.perf_counter()
         try:
             return ocr_image(png, cfg.ocr_engine)

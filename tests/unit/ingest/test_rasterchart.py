@@ -159,3 +159,13 @@ def test_an_image_of_two_bars_names_each_value_by_its_legend_colour():
     assert charts
     pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
     assert {("2022", "501.2"), ("2023", "585.9")} <= pairs, pairs
+
+
+def test_figure_ocr_reads_a_set_number_of_images_a_document_on_any_machine():
+    """Figure OCR's budget is a count of images a document (ocr_max_figures), not only seconds: a loaded machine
+    reads the same figures as an idle one (a time budget alone left a busy machine's charts unread, then called
+    logos). Past the count, an image is not read."""
+    png = _image_of(lambda p: p.insert_text((30, 100), "Scope 1 emissions 1,050 t", fontsize=16))
+    ocr = _figure_ocr(IngestSettings(ocr_max_figures=1))
+    assert any("1,050" in ln.text for ln in ocr(png))
+    assert ocr(png) == []
