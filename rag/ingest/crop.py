@@ -27,6 +27,7 @@ TITLE_REACH = 30.0
 LEADER_REACH = 12.0  # a leader line ends this close to its label
 KEY_REACH = 40.0  # a legend's swatches are set at most this far from the plot
 TRIM_DPI = 50  # an image's background margins are found at this resolution
+BLEED = 0.02  # an image this close to the page's edge (a share of the page) bleeds to it
 
 
 @dataclass
@@ -270,8 +271,9 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
         i = max(above, key=lambda i: lines[i].rect.y1)
         ln = lines[i]
         t = ln.text.strip()
-        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) or _data_row(ln, lines) \
-                or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) or _margin_band(page_rect, ln.rect) \
+        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
+                or _data_row(ln, lines, box) or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) \
+                or _margin_band(page_rect, ln.rect) \
                 or HEADING.match(t) or _shared(ln, box, others):
             break
         out.append(i)
@@ -279,11 +281,16 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
     return out
 
 
-def _data_row(ln: TextLine, lines: list[TextLine]) -> bool:
-    """The line and those level with it carry three figures or more ("POLYTEC GROUP | 184,740 | 100% | 180,303"): a
-    row of a table or of a chart's data, never a title, which names what follows."""
-    level = [o.text for o in lines if abs((o.rect.y0 + o.rect.y1) - (ln.rect.y0 + ln.rect.y1)) < ln.size]
-    return len(re.findall(r"\d[\d,.]*%?", " ".join(level))) >= 3
+_BARE = re.compile(r"[-+(]?\d[\d,.]*%?\)?")  # a figure alone on its line: a table's cell
+
+
+def _data_row(ln: TextLine, lines: list[TextLine], box: pymupdf.Rect) -> bool:
+    """The line is a row's label with three bare figures or more level with it over the figure ("POLYTEC GROUP |
+    184,740 | 100% | 180,303"): a row of a table, never a title, which names what follows. A legend's entries
+    ("■ DAX: 119.1 %") carry their own names, and a title's digits ("Scope 1 and 2", "CO 2") are no row."""
+    bare = [o for o in lines if o is not ln and abs((o.rect.y0 + o.rect.y1) - (ln.rect.y0 + ln.rect.y1)) < ln.size
+            and min(o.rect.x1, box.x1) > max(o.rect.x0, box.x0) and _BARE.fullmatch(o.text.strip())]
+    return len(bare) >= 3
 
 
 def _ends_paragraph(ln: TextLine, lines: list[TextLine]) -> bool:
@@ -378,8 +385,8 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
 
 def content_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
     """What an image shows, as the page renders it (with any text set over it): its box less the margins of its
-    own background colour (a chart padded with white to the page's edge). The box itself when nothing is
-    trimmed or the content would be a sliver."""
+    own background colour on the sides where it bleeds to the page's edge (a chart padded with white out to the
+    edge). The box itself when nothing is trimmed or the content would be a sliver."""
     try:
         pix = page.get_pixmap(clip=rect, dpi=TRIM_DPI, colorspace=pymupdf.csRGB, alpha=False)
     except Exception:
@@ -398,7 +405,14 @@ def content_of(page: pymupdf.Page, rect: pymupdf.Rect) -> pymupdf.Rect:
     sx, sy = rect.width / pix.w, rect.height / pix.h
     out = pymupdf.Rect(rect.x0 + cols[0] * sx, rect.y0 + rows[0] * sy, rect.x0 + (cols[-1] + 1) * sx,
                        rect.y0 + (rows[-1] + 1) * sy) & rect
-    return out if out.width >= 0.2 * rect.width and out.height >= 0.2 * rect.height else pymupdf.Rect(rect)
+    if out.width < 0.2 * rect.width or out.height < 0.2 * rect.height:
+        return pymupdf.Rect(rect)
+    # only the sides that bleed to the page's edge are cut: within the page, an image's margin is its layout
+    page_rect, edge = page.rect, BLEED * max(page.rect.width, page.rect.height)
+    return pymupdf.Rect(out.x0 if rect.x0 <= page_rect.x0 + edge else rect.x0,
+                        out.y0 if rect.y0 <= page_rect.y0 + edge else rect.y0,
+                        out.x1 if rect.x1 >= page_rect.x1 - edge else rect.x1,
+                        out.y1 if rect.y1 >= page_rect.y1 - edge else rect.y1)
 
 
 def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: list[TextLine],
