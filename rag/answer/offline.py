@@ -229,7 +229,8 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
     if lead is None and kind == "chart":  # the chart that is shown, judged against the measure
         shown = asked_chart(r.figures, it.question, words, linked_bonus=linked_bonus)
         got = judge.best_figure([shown] if shown is not None else r.figures)
-        if got is not None and got[1] >= judge.cfg.chart_floor and _citable(got[0], r):
+        if got is not None and got[1] >= judge.cfg.chart_floor and \
+                _citable(got[0], r, fits=got[1] >= judge.cfg.answer_floor):
             return Judged(chart=got[0], fit=got[1])
     if lead is None and kind in ("description", "list", "yes/no", "chart", "open"):
         ranked = judge.score(judge.sentences(r.chunks[:6], with_value=False, facts=r.book.passages), narrative=True)
@@ -238,10 +239,11 @@ def _judged(r: Retrieval, ask: Ask, docs: dict[int, DocumentMeta], lead: Lead | 
     return Judged()
 
 
-def _citable(f: FigureHit, r: Retrieval) -> bool:
-    """A chart's passage is among those found: its own (chosen, or fetched by the Facts stage for the figures
-    found), or one on its page."""
-    return f.chunk_id in r.book.chunks or any(
+def _citable(f: FigureHit, r: Retrieval, fits: bool = True) -> bool:
+    """A chart's passage is among those found: one search chose (its own, or one on its page), or, for a chart that
+    `fits` the measure as well as an answer must (FitSettings.answer_floor), its own passage, which the Facts
+    stage fetched for the figures found: a chart found by its own words alone needs that much more."""
+    return (fits and f.chunk_id in r.book.chunks) or any(
         c.chunk_id == f.chunk_id or (c.document_id, c.page_start) == (f.document_id, f.page) for c in r.chunks)
 
 

@@ -258,8 +258,8 @@ def test_a_chart_lead_gives_what_the_chart_reads_as_not_its_words_again():
 
 def test_a_chart_found_by_its_own_words_is_cited_to_its_own_passage_though_search_did_not_return_it():
     """A chart asked for whose page no chosen passage covers (found by its title, legend and values): the Facts stage
-    fetched its passage, so the chart can lead and is cited to that passage, on the chart's page; a chart whose
-    passage was fetched by no one is not citable."""
+    fetched its passage, so the chart can lead and is cited to that passage, on the chart's page, if it fits the
+    measure as well as an answer must; a chart whose passage was fetched by no one is not citable."""
     from rag.answer.offline import _chart_lead, _citable, _fetch_chunks, _Markers
 
     c = cand(1)  # the passage search chose: page 1
@@ -268,7 +268,7 @@ def test_a_chart_found_by_its_own_words_is_cited_to_its_own_passage_though_searc
     r = _retrieval("graph of revenue with EBITDA margin", [c], figures=[f])
     assert not _citable(f, r)
     r.book.chunks[54] = hit(54, 1, "Sales revenues and EBITDA margin development", page_start=54, page_end=54)
-    assert _citable(f, r)
+    assert _citable(f, r) and not _citable(f, r, fits=False)  # found by its own words alone: it must fit the measure
     chunks = {c.chunk_id: c}
     _fetch_chunks(r.book, None, chunks, {}, f)
     marks = _Markers(chunks)
