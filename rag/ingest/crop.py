@@ -132,20 +132,28 @@ def graphic_of(rect: pymupdf.Rect, raster: bool, drawings: list[Drawing],
 
 def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """A legend's keys set apart from the plot (a row of swatches under a bar): small squares filled with a colour
-    of the graphic's own shapes, within KEY_REACH of it and nearer to it than to any other figure."""
+    of the graphic's own shapes, within KEY_REACH of it and nearer to it than to any other figure, whose whole row
+    (or column) of swatches lies under or over it (or beside it): a legend running past it is another figure's."""
     def colour(d: Drawing) -> tuple | None:
         fill = d.get("fill")
         return tuple(round(c, 2) for c in fill) if fill is not None else None
 
+    def swatch(r: pymupdf.Rect) -> bool:
+        return 2 <= r.width <= 20 and 2 <= r.height <= 20 and 0.4 <= r.width / r.height <= 2.5
+
     inside = {colour(d) for d in drawings if graphic.contains(d["rect"]) and d["rect"].width > 20} - {None}
+    squares = [d["rect"] for d in drawings if colour(d) is not None and swatch(d["rect"])]
     out = pymupdf.Rect()
     for d in drawings:
         r = d["rect"]
-        if colour(d) not in inside or graphic.contains(r) or not (2 <= r.width <= 20 and 2 <= r.height <= 20) \
-                or not 0.4 <= r.width / r.height <= 2.5 or _gap(graphic, r) > KEY_REACH \
+        if colour(d) not in inside or graphic.contains(r) or not swatch(r) or _gap(graphic, r) > KEY_REACH \
                 or any(_gap(o, r) < _gap(graphic, r) for o in others):
             continue
-        out |= r
+        row = [q for q in squares if abs((q.y0 + q.y1) - (r.y0 + r.y1)) < 4]
+        col = [q for q in squares if abs((q.x0 + q.x1) - (r.x0 + r.x1)) < 4]
+        if all(graphic.x0 - KEY_REACH / 2 <= q.x0 and q.x1 <= graphic.x1 + KEY_REACH / 2 for q in row) \
+                or all(graphic.y0 - KEY_REACH / 2 <= q.y0 and q.y1 <= graphic.y1 + KEY_REACH / 2 for q in col):
+            out |= r
     return out
 
 
