@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from rag.ingest.drawn import family
+from rag.ingest.drawn import family, fill_colour, swatch
 from rag.ingest.figkind import glued_numbers, number_value, progression
 from rag.ingest.pdf import Drawing
 
@@ -271,14 +271,8 @@ def _beside(v: Phrase, lab: Phrase) -> bool:
 
 def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
     """Small filled squares or discs: a legend's colour keys."""
-    out = []
-    for d in drawings:
-        r, fill = d["rect"], d.get("fill")
-        if fill is None or not crop.contains(r) or not (2 <= r.width <= 20 and 2 <= r.height <= 20):
-            continue
-        if 0.4 <= r.width / max(r.height, 0.1) <= 2.5:  # a square, a disc, or a short bar
-            out.append((pymupdf.Rect(r), tuple(round(c, 2) for c in fill)))
-    return out
+    return [(pymupdf.Rect(d["rect"]), colour) for d in drawings
+            if (colour := fill_colour(d)) is not None and crop.contains(d["rect"]) and swatch(d["rect"])]
 
 
 def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]
@@ -314,8 +308,7 @@ def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], key
     below = pymupdf.Point(c.x, v.rect.y1 + max(3.0, 0.6 * v.rect.height))
     under, near = "", []
     for d in reversed(drawings):
-        fill, r = d.get("fill"), d["rect"]
-        colour = tuple(round(x, 2) for x in fill) if fill is not None else None
+        r, colour = d["rect"], fill_colour(d)
         if colour not in legend or r.width > 400 or any(r.contains(k) for k in keys):
             continue
         if not under and (c in r or below in r):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymupdf
 
+from rag.ingest.drawn import fill_colour, swatch
 from rag.ingest.pdf import Drawing
 
 FIGURE_WORDS = r"figure|fig\.?|chart|exhibit|graph|graphic|diagram|illustration"  # what a caption starts with
@@ -134,19 +135,12 @@ def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.R
     """A legend's keys set apart from the plot (a row of swatches under a bar): small squares filled with a colour
     of the graphic's own shapes, within KEY_REACH of it and nearer to it than to any other figure, whose whole row
     (or column) of swatches lies under or over it (or beside it): a legend running past it is another figure's."""
-    def colour(d: Drawing) -> tuple | None:
-        fill = d.get("fill")
-        return tuple(round(c, 2) for c in fill) if fill is not None else None
-
-    def swatch(r: pymupdf.Rect) -> bool:
-        return 2 <= r.width <= 20 and 2 <= r.height <= 20 and 0.4 <= r.width / r.height <= 2.5
-
-    inside = {colour(d) for d in drawings if graphic.contains(d["rect"]) and d["rect"].width > 20} - {None}
-    squares = [d["rect"] for d in drawings if colour(d) is not None and swatch(d["rect"])]
+    inside = {fill_colour(d) for d in drawings if graphic.contains(d["rect"]) and d["rect"].width > 20} - {None}
+    squares = [d["rect"] for d in drawings if fill_colour(d) is not None and swatch(d["rect"])]
     out = pymupdf.Rect()
     for d in drawings:
         r = d["rect"]
-        if colour(d) not in inside or graphic.contains(r) or not swatch(r) or _gap(graphic, r) > KEY_REACH \
+        if fill_colour(d) not in inside or graphic.contains(r) or not swatch(r) or _gap(graphic, r) > KEY_REACH \
                 or any(_gap(o, r) < _gap(graphic, r) for o in others):
             continue
         row = [q for q in squares if abs((q.y0 + q.y1) - (r.y0 + r.y1)) < 4]

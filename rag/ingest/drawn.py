@@ -29,9 +29,15 @@ def family(chart_type: str | None) -> str | None:
     return FAMILY.get(chart_type or "", chart_type)
 
 
-def _colour(d: dict) -> tuple | None:
+def fill_colour(d: dict) -> tuple | None:
+    """A drawing's fill colour, rounded so that one colour drawn twice compares equal; None when unfilled."""
     c = d.get("fill")
     return tuple(round(v, 2) for v in c) if c is not None else None
+
+
+def swatch(r: pymupdf.Rect) -> bool:
+    """A legend's key by its size: a small square, disc or short bar (2-20 pt a side)."""
+    return 2 <= r.width <= 20 and 2 <= r.height <= 20 and 0.4 <= r.width / r.height <= 2.5
 
 
 def _points(d: dict) -> list[pymupdf.Point]:
@@ -56,7 +62,7 @@ def _ring_or_pie(drawings: list[Drawing]) -> str | None:
     for group, ring in ((shapes, False), (arcs, True)):
         if len(group) < 2:
             continue
-        colours = {_colour(d) if not ring else tuple(round(v, 2) for v in (d.get("color") or ())) for d in group}
+        colours = {fill_colour(d) if not ring else tuple(round(v, 2) for v in (d.get("color") or ())) for d in group}
         if len(colours) < 2:
             continue
         union = pymupdf.Rect(group[0]["rect"])
@@ -85,10 +91,10 @@ def _ring_or_pie(drawings: list[Drawing]) -> str | None:
 def _covered_centre(drawings: list[Drawing], wedges: list[Drawing], centre: pymupdf.Point, radius: float) -> bool:
     """A disc of another colour drawn over the wedges' centre: a donut drawn as a pie with a hole painted on."""
     last = max(i for i, d in enumerate(drawings) if any(d is w for w in wedges))
-    colours = {_colour(w) for w in wedges}
+    colours = {fill_colour(w) for w in wedges}
     for d in drawings[last + 1:]:
         r = d["rect"]
-        if d.get("fill") is None or _colour(d) in colours or not any(it[0] == "c" for it in d["items"]):
+        if d.get("fill") is None or fill_colour(d) in colours or not any(it[0] == "c" for it in d["items"]):
             continue
         c = pymupdf.Point((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2)
         if math.dist((c.x, c.y), (centre.x, centre.y)) < 0.1 * radius and 0.25 * radius < r.width / 2 < 0.9 * radius:
@@ -120,7 +126,7 @@ def _filled_rects(drawings: list[Drawing], rect: pymupdf.Rect) -> list[tuple[pym
     for d in drawings:
         if d.get("fill") is None:
             continue
-        colour = _colour(d)
+        colour = fill_colour(d)
         for it in d["items"]:
             if it[0] in ("re", "qu"):
                 r = pymupdf.Rect(it[1]) if it[0] == "re" else it[1].rect
@@ -278,7 +284,7 @@ def chart_of(drawings: list[Drawing], rect: pymupdf.Rect) -> tuple[bool, str | N
     fills: set = set()
     for d in drawings:
         if d.get("fill") is not None:
-            fills.add(_colour(d))
+            fills.add(fill_colour(d))
         for item in d["items"]:
             if item[0] == "c":
                 curves += 1

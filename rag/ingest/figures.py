@@ -194,9 +194,7 @@ def _shapes_hold_words(drawings: list[Drawing], words: list[pymupdf.Rect]) -> bo
     """Words set on the filled shapes: a third of the shapes hold one, or eight words or more lie on shapes (a
     table's shaded cells and bands hold its labels; a chart's bars hold at most a value)."""
     filled = [d["rect"] for d in drawings if d.get("fill") is not None and d["rect"].width > 3 and d["rect"].height > 3]
-    if not filled:
-        return False
-    if not words:
+    if not filled or not words:
         return False
     # every word's middle against every shape at once (a page of a report: hundreds of each); half-open as
     # pymupdf's `point in rect`
