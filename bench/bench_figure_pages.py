@@ -94,12 +94,19 @@ def _match(labels: list[dict], figs: list, pymupdf) -> dict[int, int]:
     return out
 
 
+def _takes_furniture(figmod) -> bool:
+    import inspect
+
+    return "furniture" in inspect.signature(figmod.extract_figures).parameters
+
+
 def run(labels: list[dict], corpus: Path) -> list[dict]:
     import pymupdf
 
     from rag.config import Settings
     from rag.ingest import figures as figmod
     from rag.ingest.pipeline import _figure_ocr
+    from rag.ingest import refigure
     from rag.ingest.refigure import page_rows
 
     settings = Settings()
@@ -114,11 +121,13 @@ def run(labels: list[dict], corpus: Path) -> list[dict]:
             d = pymupdf.open(corpus / path)
             # OCR's budget is a document's, as at ingestion: one budget for the whole run would run out part-way,
             # sooner on a busy machine, and make the figures depend on the machine's load
-            docs[path] = (d, figmod.repeated_image_digests(d), _figure_ocr(cfg) if cfg.ocr else None)
-        doc, skip, ocr_fn = docs[path]
+            docs[path] = (d, figmod.repeated_image_digests(d), _figure_ocr(cfg) if cfg.ocr else None,
+                          refigure.document_furniture(d) if _takes_furniture(figmod) else None)
+        doc, skip, ocr_fn, furniture = docs[path]
         page = doc.load_page(page_no - 1)
         t0 = time.perf_counter()
-        figs = figmod.extract_figures(page, page_no, page_rows(page), skip, cfg, set(), ocr_fn)
+        more = {} if furniture is None else {"furniture": furniture}  # a baseline's code may not take it
+        figs = figmod.extract_figures(page, page_no, page_rows(page), skip, cfg, set(), ocr_fn, **more)
         secs = time.perf_counter() - t0
         lines = _page_lines(page, pymupdf)
         m = _match(labs, figs, pymupdf)

@@ -74,7 +74,8 @@ class IngestSettings(BaseModel):
     ocr_budget_s: float = Field(180.0, description="Seconds of figure OCR per document at most: a safety net for a "
                                 "document whose images are slow to read (ocr_max_figures is the budget that applies).")
     figure_dpi: int = Field(150, description="Resolution of figure crops.")
-    max_figures_per_page: int = Field(6, description="Figures kept per page at most (largest first).")
+    max_figures_per_page: int = Field(12, description="Figures kept per page at most (largest first): a page of small "
+                                      "multiples keeps each panel.")
     min_figure_pt: float = Field(72.0, description="Figures smaller than this (points, either side) are dropped.")
     overlap: bool = Field(True, description="Embed the chunks on one core while the other renders the figures; "
                           "false runs the stages one after the other.")

@@ -56,7 +56,10 @@ def text_lines(page: pymupdf.Page) -> list[TextLine]:
             if not spans:
                 continue
             text = " ".join(" ".join(s["text"].split()) for s in spans)
-            out.append(TextLine(pymupdf.Rect(ln["bbox"]), text, max(s["size"] for s in spans)))
+            box = pymupdf.Rect(ln["bbox"])
+            if any(o.text == text and abs(o.rect.x0 - box.x0) < 1 and abs(o.rect.y0 - box.y0) < 1 for o in out[-4:]):
+                continue  # a line printed twice over itself (a bold effect) is one line
+            out.append(TextLine(box, text, max(s["size"] for s in spans)))
             bold.append(all((s.get("flags", 0) & 16) or "bold" in s.get("font", "").lower() for s in spans))
     wordy = [ln for ln in out if ln.words >= 5]
     for ln, strong in zip(out, bold):

@@ -12,7 +12,7 @@ import numpy as np
 import pymupdf
 
 from rag.config import IngestSettings
-from rag.ingest import chartread, figkind
+from rag.ingest import chartread, figkind, layout
 from rag.ingest import crop as cropmod
 from rag.ingest.drawn import cell_grid, chart_of, family
 from rag.ingest.layout import Row
@@ -145,8 +145,9 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
     if not drawings or len(drawings) > 5000:
         return []
     try:
+        lines = cropmod.text_lines(page)
         if len(drawings) <= 1500:
-            prose = [ln.rect for ln in cropmod.text_lines(page) if ln.prose]
+            prose = [ln.rect for ln in lines if ln.prose]
             clusters = vector_groups(drawings, prose)
         else:  # a page of thousands of shapes (a map, a dense plot): PyMuPDF's clustering, in C
             clusters = _union(page.cluster_drawings(drawings=drawings, x_tolerance=20, y_tolerance=10), pad=4)
@@ -177,9 +178,26 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
                 continue
         grown = _grow_to_labels(rect, rows)
         # a small chart is still a chart (a rating's three bars, one 100% bar): its labels make up its size
-        if grown.width >= cfg.min_figure_pt * 0.75 and grown.height >= cfg.min_figure_pt * 0.4:
+        size = grown | _axis_span(rect, lines)
+        if size.width >= cfg.min_figure_pt * 0.75 and size.height >= cfg.min_figure_pt * 0.4:
             out.append((grown, chart_type))
     return out
+
+
+def _axis_span(rect: pymupdf.Rect, lines: list[cropmod.TextLine], reach: float = 24) -> pymupdf.Rect:
+    """The span of a chart's category axis: a row of short labels under or over its drawings, one of them on them,
+    the others level with it and within the drawings' width ("2018 2019 2020" under two bars, the first year
+    without one). A text line, not a layout row: a row may run on into the body text beside the chart."""
+    span = pymupdf.Rect(rect)
+    near = [ln for ln in lines if not ln.prose and ln.words <= 3
+            and (-reach < ln.rect.y0 - rect.y1 < reach or -reach < rect.y0 - ln.rect.y1 < reach)]
+    wide = pymupdf.Rect(rect.x0 - rect.width, rect.y0, rect.x1 + rect.width, rect.y1)
+    for ln in near:
+        if rect.x0 <= (ln.rect.x0 + ln.rect.x1) / 2 <= rect.x1:
+            for o in near:
+                if abs(o.rect.y0 - ln.rect.y0) < 2 and wide.x0 <= o.rect.x0 and o.rect.x1 <= wide.x1:
+                    span |= o.rect
+    return span
 
 
 def _words(page: pymupdf.Page) -> list[pymupdf.Rect]:
@@ -298,8 +316,12 @@ def text_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
 
 
 def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_digests: set[bytes],
-                    cfg: IngestSettings, seen_hashes: set[str], ocr=None) -> list[Figure]:
-    """Figures of one page, largest first, at most cfg.max_figures_per_page."""
+                    cfg: IngestSettings, seen_hashes: set[str], ocr=None,
+                    furniture: frozenset[str] | set[str] = frozenset()) -> list[Figure]:
+    """Figures of one page, largest first, at most cfg.max_figures_per_page. `furniture`: the document's running
+    headers and footers (layout.repeated_margin_texts), never a figure's caption, title or context, nor its page
+    number."""
+    rows = layout.drop_margins(rows, page.rect.height, set(furniture))
     raster = _raster_regions(page, skip_digests, cfg)
     drawings = page_drawings(page)  # once per page: regions and crops both read them
     vector = _vector_regions(page, raster, cfg, rows, drawings)
@@ -330,11 +352,24 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
                                        [r[0] for r in regions if r[0] != rect])
         if not number and caption and " ".join(caption.split()) not in " ".join(page.get_textbox(display).split()):
             caption = _title_in(display, caption, lines) or caption
+        caption = caption or _line_over(rect, display, lines)
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display, drawings)
         if fig is not None:
             figures.append(fig)
     return figures
+
+
+def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.TextLine]) -> str:
+    """A title set right over a chart, within its crop, when the layout's rows ran it on into the body text beside
+    it ("ESG Risk Rating" over three bars in a margin column): the nearest short line over it, whole."""
+    over = [ln for ln in lines if not ln.prose and ln.rect.y1 <= rect.y0 + 2 and display.contains(ln.rect)
+            and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0)]
+    for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
+        t = ln.text.strip()
+        if 2 <= ln.words <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
+            return t
+    return ""
 
 
 def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]) -> str:

@@ -176,10 +176,13 @@ def _read_text(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages
 
 
 def _read_figures(doc: pymupdf.Document, i: int, cfg: IngestSettings, pages: _Pages, skip_digests: set[bytes],
-                  seen: set[str], ocr_fn: Callable[[bytes], list[OcrLine]] | None) -> list[figmod.Figure]:
-    """Page i's figures, found with the rows read of it; a page whose figures fail loses only them, with a warning."""
+                  seen: set[str], ocr_fn: Callable[[bytes], list[OcrLine]] | None,
+                  furniture: set[str]) -> list[figmod.Figure]:
+    """Page i's figures, found with the rows read of it (the document's running headers and footers, `furniture`,
+    are no figure's caption); a page whose figures fail loses only them, with a warning."""
     try:
-        figs = figmod.extract_figures(doc.load_page(i), i + 1, pages.rows[i], skip_digests, cfg, seen, ocr_fn)
+        figs = figmod.extract_figures(doc.load_page(i), i + 1, pages.rows[i], skip_digests, cfg, seen, ocr_fn,
+                                      furniture)
     except Exception as exc:
         pages.warnings.append(f"page {i + 1}: figures skipped: {type(exc).__name__}: {exc}")
         return []
@@ -219,11 +222,12 @@ def read_figures(doc: pymupdf.Document, pages: _Pages, settings: Settings, clock
     cfg = settings.ingest
     ocr_fn = _figure_ocr(cfg) if cfg.ocr else None
     skip_digests = figmod.repeated_image_digests(doc)
+    furniture = layout.repeated_margin_texts(pages.rows, pages.heights)
     seen: set[str] = set()
     clock = clock or _Clock(cfg)
     for i in range(doc.page_count):
         clock.check(i + 1, doc.page_count)
-        yield i + 1, _read_figures(doc, i, cfg, pages, skip_digests, seen, ocr_fn)
+        yield i + 1, _read_figures(doc, i, cfg, pages, skip_digests, seen, ocr_fn, furniture)
 
 
 def first_pages_text(doc: pymupdf.Document, n: int = 12) -> list[str]:

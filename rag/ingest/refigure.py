@@ -32,6 +32,12 @@ def page_rows(page: pymupdf.Page) -> list:
                                 page.number + 1)
 
 
+def document_furniture(doc: pymupdf.Document) -> set[str]:
+    """A document's running headers and footers (layout.repeated_margin_texts), read from every page as ingestion
+    reads them: for extract_figures on a page read alone."""
+    return layout.repeated_margin_texts([page_rows(p) for p in doc], [p.rect.height for p in doc])
+
+
 def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: bytes, caption: str, rows: list,
                     settings: Settings) -> figkind.Kind:
     """A region's kind from the same signals as at ingestion: its page's text rows and drawings, its crop, and
