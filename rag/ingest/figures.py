@@ -322,6 +322,7 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     headers and footers (layout.repeated_margin_texts), never a figure's caption, title or context, nor its page
     number."""
     rows = layout.drop_margins(rows, page.rect.height, set(furniture))
+    height = page.rect.height
     raster = _raster_regions(page, skip_digests, cfg)
     drawings = page_drawings(page)  # once per page: regions and crops both read them
     vector = _vector_regions(page, raster, cfg, rows, drawings)
@@ -340,6 +341,7 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
         else:
             singles.append([rect, kind, chart_type, caption, number])
     lines = cropmod.text_lines(page) if merged or singles else []
+    furn = [ln.rect for ln in lines if layout.is_furniture(ln.text, ln.rect.y0, ln.rect.y1, height, furniture)]
     words = _words(page) if merged and singles else []
     panels = [r for r in singles if r[1] == "raster" or not _shapes_hold_words(drawings_in(drawings, r[0]), words)]
     singles = [r for r in singles if not any(r is p for p in panels)] + \
@@ -352,7 +354,7 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
                                        [r[0] for r in regions if r[0] != rect])
         if not number and caption and " ".join(caption.split()) not in " ".join(page.get_textbox(display).split()):
             caption = _title_in(display, caption, lines) or caption
-        caption = caption or _line_over(rect, display, lines)
+        caption = caption or _line_over(rect, display, lines, furn) or _band_caption(page, rect, furn)
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display, drawings)
         if fig is not None:
@@ -360,11 +362,13 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     return figures
 
 
-def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.TextLine]) -> str:
+def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.TextLine],
+               furniture: list[pymupdf.Rect]) -> str:
     """A title set right over a chart, within its crop, when the layout's rows ran it on into the body text beside
-    it ("ESG Risk Rating" over three bars in a margin column): the nearest short line over it, whole."""
+    it ("ESG Risk Rating" over three bars in a margin column): the nearest short line over it, whole; never a
+    running header (`furniture`)."""
     over = [ln for ln in lines if not ln.prose and ln.rect.y1 <= rect.y0 + 2 and display.contains(ln.rect)
-            and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0)]
+            and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0) and ln.rect not in furniture]
     for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
         t = ln.text.strip()
         if 2 <= ln.words <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
@@ -432,20 +436,23 @@ def crop_zoom(clip: pymupdf.Rect, cfg: IngestSettings) -> float:
     return max(cfg.figure_dpi / 72, 2 * DISPLAY_WIDTH_PX / max(clip.width, 1.0))
 
 
-def _words_inside(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
-    """The words whose middle lies inside the rectangle, in reading order (not the whole lines it touches)."""
+def _words_inside(page: pymupdf.Page, rect: pymupdf.Rect, away: list[pymupdf.Rect] | None = None) -> str:
+    """The words whose middle lies inside the rectangle, in reading order (not the whole lines it touches), none of
+    them inside `away`."""
     try:
         words = page.get_text("words", sort=True)
     except Exception:
         return ""
-    return " ".join(w[4] for w in words if pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2) in rect)
+    mids = [(w[4], pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2)) for w in words]
+    return " ".join(t for t, m in mids if m in rect and not any(m in a for a in away or []))
 
 
-def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect) -> str:
-    """A label set in the same row as its neighbours' labels: the band just below or above the region."""
+def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect, furniture: list[pymupdf.Rect]) -> str:
+    """A label set in the same row as its neighbours' labels: the band just below or above the region (never a
+    running header, `furniture`)."""
     for band in (pymupdf.Rect(rect.x0 - 4, rect.y1, rect.x1 + 4, rect.y1 + 22),
                  pymupdf.Rect(rect.x0 - 4, rect.y0 - 22, rect.x1 + 4, rect.y0)):
-        t = _words_inside(page, band & page.rect)
+        t = _words_inside(page, band & page.rect, furniture)
         if 1 <= len(t.split()) <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") \
                 and not t[:1].islower():
             return t
@@ -520,7 +527,6 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     if digest in seen_hashes:
         return None
     seen_hashes.add(digest)
-    caption = caption or _band_caption(page, rect)
     text = text_inside(page, rect)
     # an image without a text layer, or a chart whose labels are drawn as shapes: OCR reads them
     lines = ocr(png) if (kind == "raster" or glyphs_drawn(drawn, drawings_in(drawings or [], rect))) \

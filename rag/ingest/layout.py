@@ -238,15 +238,17 @@ def is_page_number(text: str) -> bool:
 
 
 def drop_margins(rows: list[Row], height: float, repeated: set[str], margin: float = 0.09) -> list[Row]:
-    out = []
-    for r in rows:
-        in_margin = r.y1 < height * margin or r.y0 > height * (1 - margin)
-        # Page numbers sit lower than running footers on many filings: look further for them.
-        in_number_zone = r.y1 < height * 0.1 or r.y0 > height * 0.82
-        if (in_margin and _norm_repeat(r.text) in repeated) or (in_number_zone and is_page_number(r.text)):
-            continue
-        out.append(r)
-    return out
+    return [r for r in rows if not is_furniture(r.text, r.y0, r.y1, height, repeated, margin)]
+
+
+def is_furniture(text: str, y0: float, y1: float, height: float, repeated: set[str] | frozenset[str],
+                 margin: float = 0.09) -> bool:
+    """A running header or footer (a text of `repeated`, repeat_margin_texts, in the page's top or bottom margin), or
+    a page number."""
+    in_margin = y1 < height * margin or y0 > height * (1 - margin)
+    # Page numbers sit lower than running footers on many filings: look further for them.
+    in_number_zone = y1 < height * 0.1 or y0 > height * 0.82
+    return (in_margin and _norm_repeat(text) in repeated) or (in_number_zone and is_page_number(text))
 
 
 def body_size(pages: list[list[Row]]) -> float:

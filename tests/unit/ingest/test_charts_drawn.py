@@ -445,3 +445,82 @@ def test_a_legend_set_apart_under_a_bar_with_names_over_two_lines_is_the_chart_s
     pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
     assert pairs == {("under 30 years old", "14,9%"), ("30 - 50 years old", "68,5%"),
                      ("over 50 years old", "16,6%")}, pairs
+
+
+def _rating(page: pymupdf.Page, top: float, title: str, values: list[str | None]) -> None:
+    """A small rating chart in a margin column, as reports set them beside the text on each rating: a title (printed
+    twice over itself, a bold effect), bars for the years that have a value ("–" for one that has none), an arrow
+    between two years that have one, and the years under them."""
+    page.insert_text((428, top + 8), title, fontsize=8)
+    page.insert_text((428, top + 8), title, fontsize=8)
+    base = top + 75
+    for i, (year, value) in enumerate(zip(("2018", "2019", "2020"), values)):
+        x = 432 + 31 * i
+        if value is None:
+            page.insert_text((x + 4, base - 3), "–", fontsize=8)
+        else:
+            h = 20 + 10 * i
+            page.draw_rect(pymupdf.Rect(x + 3, base - h, x + 12, base), color=None, fill=COLOURS[i % 2])
+            page.insert_text((x + 1, base - h - 3), value, fontsize=8)
+        if i and values[i - 1] is not None and value is not None:  # an arrow from the year before, if it had one
+            page.draw_line((x - 16, base - 30), (x - 6, base - 40), color=(0, 0.3, 0.5), width=0.5)
+        page.insert_text((x, base + 10), year, fontsize=8)
+
+
+def test_a_small_rating_chart_whose_first_year_has_no_bar_is_found_with_its_title_beside_the_text():
+    """Four ratings stacked in a margin column, each beside its paragraph: the text layer runs each title and year
+    row on into the line of prose beside it. The second chart's bars span less than its years; it is a chart of
+    its own all the same, titled by its own line, and the first chart's crop does not take its title or value."""
+    doc, page = _page()
+    for i, (title, values) in enumerate([("ESG Company Rating", ["52", "58", "83"]),
+                                         ("ESG Risk Rating", [None, "19.2", "7.7"]),
+                                         ("Climate Score", [None, "23", "57"]),
+                                         ("Governance Grade", ["40", "45", "61"])]):
+        top = 60 + 105 * i
+        page.insert_textbox(pymupdf.Rect(180, top, 410, top + 100), PROSE + " " + PROSE, fontsize=9)
+        _rating(page, top, title, values)
+    figs = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert len(figs) == 4, [(f.caption, f.bbox) for f in figs]
+    risk = next(f for f in figs if 160 < f.bbox[1] < 200)
+    assert risk.caption == "ESG Risk Rating"
+    assert "19.2" in risk.ocr_text and "7.7" in risk.ocr_text
+    first = next(f for f in figs if f.bbox[1] < 100)
+    assert first.crop[3] < 165 + 5, first.crop  # not down to the next chart's title
+    assert "19.2" not in first.ocr_text
+
+
+def test_a_page_of_small_multiples_keeps_every_panel():
+    """Nine small bar charts in a grid, one per region: each is found, none dropped for the page's count."""
+    doc, page = _page()
+    for i in range(9):
+        x, y = 60 + 170 * (i % 3), 120 + 200 * (i // 3)
+        page.insert_text((x, y + 8), f"Region {i + 1} sales", fontsize=9)
+        _bars(page, x, y + 100, [30 + 7 * i, 50, 70 - 4 * i], ["2021", "2022", "2023"], ["3.0", "5.0", "7.0"])
+    figs = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert sorted(f.caption for f in figs) == sorted(f"Region {i + 1} sales" for i in range(9))
+
+
+def test_a_running_header_is_no_chart_s_caption():
+    """A report's running header, set over every page, sits right over an untitled chart at the top of one: it is
+    page furniture (layout.repeated_margin_texts, as ingestion passes it), not the chart's title."""
+    from rag.ingest import layout
+    from rag.ingest.refigure import document_furniture
+
+    doc = pymupdf.open()
+    for n in range(5):
+        p = doc.new_page(width=595, height=842)
+        p.insert_text((50, 30), "Acme Group Sustainability Report 2023", fontsize=8)
+        p.insert_text((540, 820), str(n + 1), fontsize=8)
+        if n == 2:
+            _bars(p, 60, 160, [60, 80, 100], ["2021", "2022", "2023"], ["6.0", "8.0", "10.0"])
+        _prose(p, 400)
+    saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")
+    furniture = document_furniture(saved)
+    assert layout._norm_repeat("Acme Group Sustainability Report 2023") in furniture
+    page = saved[2]
+    plain = [f for f in _figures(page) if f.figure_kind == "chart"]
+    assert plain and "2023" in plain[0].caption  # the header's words, read as the chart's title, without furniture
+    figs = figures.extract_figures(page, 3, page_rows(page), set(), IngestSettings(ocr=False), set(),
+                                   furniture=furniture)
+    chart = next(f for f in figs if f.figure_kind == "chart")
+    assert "Acme" not in chart.caption and "Acme" not in chart.context
