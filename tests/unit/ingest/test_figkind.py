@@ -51,3 +51,47 @@ def test_charts_from_drawings_axis_or_value_labels():
     flow = classify(_sig(drawn="curve", words=150, rows=39, numbers=1))
     assert flow.kind == "diagram"
     assert classify(_sig(source="vector", rel_area=0.02, words=8)).kind == "decoration"  # an icon
+
+
+def _image(draw) -> bytes:
+    """A PNG drawn with PyMuPDF on a white 240 x 100 pt page (two pixels a point)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=240, height=100)
+    draw(page)
+    return page.get_pixmap(dpi=144).tobytes("png")
+
+
+def test_a_handwritten_signature_under_a_letter_is_decoration_and_a_logo_stays_a_logo():
+    """A letter's signature (one ink's thin strokes on white, over the signer's name) and a company's logo (filled
+    shapes of two colours) are images of the same size below the page's top: the one is decoration, the other a
+    logo; neither is shown."""
+    import pymupdf
+
+    from rag.config import IngestSettings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    def signature(p):
+        sh = p.new_shape()
+        sh.draw_bezier((10, 70), (60, 0), (90, 110), (140, 40))
+        sh.draw_bezier((140, 40), (170, 10), (190, 90), (230, 50))
+        sh.finish(color=(0.1, 0.1, 0.35), width=1.2, closePath=False)
+        sh.commit()
+
+    def logo(p):
+        p.draw_circle((50, 50), 40, color=None, fill=(0.85, 0.1, 0.1))
+        p.draw_rect(pymupdf.Rect(100, 20, 230, 80), color=None, fill=(0.1, 0.3, 0.7))
+
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(50, 80, 545, 400), "We thank our shareholders for their trust. " * 20, fontsize=10)
+    page.insert_image(pymupdf.Rect(60, 430, 180, 480), stream=_image(signature))
+    page.insert_text((60, 495), "Jane Doe, Chief Executive Officer", fontsize=9)
+    page.insert_image(pymupdf.Rect(360, 600, 480, 650), stream=_image(logo))
+    saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+    figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
+    kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
+    assert kinds == {430: "decoration", 600: "logo"}, [(f.bbox, f.figure_kind, f.kind_why) for f in figs]
