@@ -296,7 +296,10 @@ def _title_like(r: Row) -> bool:
 
 
 def _context_for(rect: pymupdf.Rect, rows: list[Row], caption: str) -> str:
-    near = sorted(rows, key=lambda r: min(abs(r.y0 - rect.y1), abs(rect.y0 - r.y1)))
+    """The text around a figure: the nearest rows of its own column first (a chart in one column of two is about
+    its column's paragraph, not the other's), then the nearest others."""
+    near = sorted(rows, key=lambda r: (min(r.x1 or r.x0 + 1, rect.x1) - max(r.x0, rect.x0) <= 0,
+                                       min(abs(r.y0 - rect.y1), abs(rect.y0 - r.y1))))
     parts, n = [], 0
     for r in near:
         if r.text in caption or (r.y0 >= rect.y0 and r.y1 <= rect.y1):

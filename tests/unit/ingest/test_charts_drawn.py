@@ -524,3 +524,20 @@ def test_a_running_header_is_no_chart_s_caption():
                                    furniture=furniture)
     chart = next(f for f in figs if f.figure_kind == "chart")
     assert "Acme" not in chart.caption and "Acme" not in chart.context
+
+
+def test_a_chart_in_one_column_of_two_is_about_its_own_column_s_text():
+    """Two columns, each a division's paragraph over its chart: a chart's context (what its stored vector and
+    the answer's figure choice read) is its own column's paragraph first, not the one level with it beside it."""
+    doc, page = _page()
+    left = "The Machines division raised its sales again and hired in every region. " * 4
+    right = "The Services division held its margin steady while its order intake fell. " * 4
+    page.insert_textbox(pymupdf.Rect(50, 60, 285, 200), left, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(310, 60, 545, 200), right, fontsize=9)
+    _bars(page, 70, 330, [60, 80, 100], ["2021", "2022", "2023"], ["6.0", "8.0", "10.0"])
+    _bars(page, 330, 330, [90, 70, 50], ["2021", "2022", "2023"], ["9.0", "7.0", "5.0"])
+    figs = sorted((f for f in _figures(_saved(doc)) if f.figure_kind == "chart"), key=lambda f: f.bbox[0])
+    assert len(figs) == 2
+    assert figs[0].context.startswith("The Machines division") or "Machines" in figs[0].context[:200]
+    assert "Services" not in figs[0].context[:300]
+    assert "Services" in figs[1].context[:200] and "Machines" not in figs[1].context[:300]
