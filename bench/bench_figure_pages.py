@@ -49,7 +49,8 @@ def _numbers(text: str) -> set[str]:
 
 def _value_scores(values: list[str], fig) -> tuple[int, int]:
     """(tied, number): values whose number the figure's reading gives with a word of their label; values whose
-    number appears anywhere in the figure's text."""
+    number appears anywhere in the figure's text. A value printed as a word or a grade ("BBB", "Gold") counts as
+    its token, the same way (since the eighth round; before, it could never count)."""
     reading = (getattr(fig, "signals", None) or {}).get("reading") or {}
     pairs = [(str(v.get("label", "")), str(v.get("value", ""))) for v in reading.get("values", [])]
     text = " ".join([fig.ocr_text or "", fig.caption or ""])
@@ -57,12 +58,16 @@ def _value_scores(values: list[str], fig) -> tuple[int, int]:
     for v in values:
         label, _, val = v.rpartition(":")
         nums = _numbers(val)
-        if not nums:
+        words = {w for w in re.findall(r"[a-z0-9]+", label.lower()) if len(w) > 1 or w.isdigit()}
+        labelled = [pv for pl, pv in pairs if not words or words & set(re.findall(r"[a-z0-9]+", pl.lower()))]
+        if not nums:  # a value that is a word or a grade ("BBB", "B-", "Gold"): the same token
+            token = val.strip()
+            if re.search(r"[A-Za-z]", token):
+                number += token in text.split()
+                tied += any(pv.strip() == token for pv in labelled)
             continue
         number += nums <= _numbers(text)
-        words = {w for w in re.findall(r"[a-z0-9]+", label.lower()) if len(w) > 1 or w.isdigit()}
-        tied += any(nums <= _numbers(pv) and (not words or words & set(re.findall(r"[a-z0-9]+", pl.lower())))
-                    for pl, pv in pairs)
+        tied += any(nums <= _numbers(pv) for pv in labelled)
     return tied, number
 
 

@@ -27,6 +27,8 @@ _VALUE = re.compile(r"^[(\-–−+]?[$€£¥]?\d[\d,.' ]*(?:%|[kKmMbBT]|bn|mn|M
 _YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^(?:FY|Q[1-4]|H[12])\s?'?\d{2}$", re.I)
 _UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
 _SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
+# a rating's grade printed over a bar as its value (an ESG or a credit rating: "BBB", "A", "B-", "C+")
+_GRADE = re.compile(r"^(?:A{1,3}|B{1,3}|C{1,3}|D)[+\-–]?$")
 MAX_VALUES = 40
 MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
 MARKER = 12.0  # a line's point is drawn at most this size (pt); a bar is wider
@@ -341,14 +343,17 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     if family(chart_type) == "pie":
         phrases = _label_blocks(phrases, {i for i, p in enumerate(phrases) if _split(p)[0].lower() in names})
     ticks = _ticks(phrases)
-    # a category's label: short, not the chart's title, not a legend entry
+    grades = {i for i, p in enumerate(phrases) if family(chart_type) == "bar" and len(p.words) == 1
+              and _GRADE.match(p.words[0])}
+    # a category's label: short, not the chart's title, not a legend entry, not a grade
     labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
-              and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names]
+              and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names
+              and i not in grades]
     reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
     rows = _axis_rows(labels)
     values = []
     for i, p in enumerate(phrases):
-        label, value = _split(p)
+        label, value = ("", p.text) if i in grades else _split(p)
         if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title) or \
                 p.text.lower() in used:
             continue

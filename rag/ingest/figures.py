@@ -387,7 +387,8 @@ def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]
     words = set(caption.split())
     inside = sorted((ln for ln in lines if display.contains(ln.rect.tl + (ln.rect.br - ln.rect.tl) * 0.5)),
                     key=lambda ln: (round(ln.rect.y0), ln.rect.x0))
-    seeds = [ln for ln in inside if ln.text.split() and set(ln.text.split()) <= words]
+    seeds = [ln for ln in inside if ln.text.split() and set(ln.text.split()) <= words
+             and re.search(r"[A-Za-z]{3}", ln.text)]  # a title has a word: not a value ("B-") that is in the row too
     if not seeds:
         return ""
     own = [ln for ln in seeds if ln.rect.y0 < seeds[0].rect.y0 + 2]

@@ -541,3 +541,23 @@ def test_a_chart_in_one_column_of_two_is_about_its_own_column_s_text():
     assert figs[0].context.startswith("The Machines division") or "Machines" in figs[0].context[:200]
     assert "Services" not in figs[0].context[:300]
     assert "Services" in figs[1].context[:200] and "Machines" not in figs[1].context[:300]
+
+
+def test_a_rating_chart_s_grades_are_its_values_by_year():
+    """An ESG rating shown as three bars with the grade over each ("BBB", "A", "A-"): the grades are the chart's
+    values, each tied to its year; a run-on row's grade is not the chart's title."""
+    doc, page = _page()
+    page.insert_textbox(pymupdf.Rect(180, 60, 410, 200), "The rating agency assesses the company every year. " * 5,
+                        fontsize=9)
+    base = 160
+    for i, (year, grade) in enumerate(zip(("2018", "2019", "2020"), ("BBB", "A", "A-"))):
+        x = 432 + 31 * i
+        page.draw_rect(pymupdf.Rect(x + 3, base - 40 - 8 * i, x + 12, base), color=None, fill=COLOURS[0])
+        page.insert_text((x + 1, base - 43 - 8 * i), grade, fontsize=8)
+        page.insert_text((x, base + 10), year, fontsize=8)
+        if i:
+            page.draw_line((x - 16, base - 30), (x - 6, base - 40), color=(0, 0.3, 0.5), width=0.5)
+    chart = next(f for f in _figures(_saved(doc)) if f.figure_kind == "chart")
+    read = {v["label"]: v["value"] for v in chart.signals["reading"]["values"]}
+    assert read == {"2018": "BBB", "2019": "A", "2020": "A-"}, read
+    assert chart.caption not in ("A", "A-", "BBB")
