@@ -234,11 +234,8 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
     if cap == "map":
         return Kind("map", None, ["its caption names a map"])
-    if _signature(s):
-        return Kind("decoration", None, [f"a handwritten signature: thin strokes of few colours on white "
-                                         f"({s.white:.0%} white, {s.colours} colours), no words"])
     if s.source == "raster" and s.rel_area < 0.07 and s.words <= 12:
-        return Kind("logo", None, ["a small image with little text"])
+        return _small_image(s)
     if s.rel_area < 0.03 and s.words <= 12:
         return Kind("decoration", None, ["a small drawing with little text"])
     if cap == "chart":
@@ -248,11 +245,15 @@ def classify(s: Signals, text: str = "") -> Kind:
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
 
 
-def _signature(s: Signals) -> bool:
-    """A handwritten signature under a letter: a small, wide image, almost all white, its ink of a few colours (a
-    logo has fills and colours, a wordmark words OCR reads), below the page's top (a letterhead's logo is at it)."""
-    return s.source == "raster" and s.rel_area < 0.03 and s.aspect >= 1.3 and s.words <= 2 and s.numbers == 0 \
-        and s.white >= 0.92 and s.colours <= 40 and s.rel_top >= 0.15
+def _small_image(s: Signals) -> Kind:
+    """A small image with little text: a logo, or a handwritten signature under a letter (a small, wide image,
+    almost all white, its ink of a few colours: a logo has fills and colours, a wordmark words OCR reads; below the
+    page's top, where a letterhead's logo is)."""
+    if s.rel_area < 0.03 and s.aspect >= 1.3 and s.words <= 2 and s.numbers == 0 and s.white >= 0.92 \
+            and s.colours <= 40 and s.rel_top >= 0.15:
+        return Kind("decoration", None, [f"a handwritten signature: thin strokes of few colours on white "
+                                         f"({s.white:.0%} white, {s.colours} colours), no words"])
+    return Kind("logo", None, ["a small image with little text"])
 
 
 # OCR, and a text layer whose labels touch, read labels set close together as one token: two years ("20222023"),

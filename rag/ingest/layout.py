@@ -243,7 +243,7 @@ def drop_margins(rows: list[Row], height: float, repeated: set[str], margin: flo
 
 def is_furniture(text: str, y0: float, y1: float, height: float, repeated: set[str] | frozenset[str],
                  margin: float = 0.09) -> bool:
-    """A running header or footer (a text of `repeated`, repeat_margin_texts, in the page's top or bottom margin), or
+    """A running header or footer (a text of `repeated`, repeated_margin_texts, in the page's top or bottom margin), or
     a page number."""
     in_margin = y1 < height * margin or y0 > height * (1 - margin)
     # Page numbers sit lower than running footers on many filings: look further for them.
