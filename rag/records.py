@@ -175,6 +175,7 @@ class FigureHit:
     kind_why: str = ""
     context: str | None = None
     own_similarity: float = 0.0  # the question against the figure's own words (caption, title, legend, labels)
+    named: bool = False  # the question names it by its number ("Figure 3"): figures_numbered()
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> FigureHit:

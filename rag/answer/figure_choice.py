@@ -115,14 +115,17 @@ def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     what = f"the {f.chart_type.replace('_', ' ')} chart" if typed and f.chart_type else f"the {kind}"
     caption = (f.caption or "").strip()
     named = f" (“{shorten(caption, 80)}”)" if caption else ""
-    link = f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
+    link = ", which the question names by its number" if f.named else \
+        f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
     return f"{what[0].upper()}{what[1:]} on p. {f.page}{named}{link}; it shows {', '.join(words[:4])}"
 
 
 @dataclass
 class _Option:
-    """A figure that may be shown, with what orders it: a cited passage's own figure first (unless a chart is
-    asked for), then one of the chart type the question names, then its rank, then its stored similarity."""
+    """A figure that may be shown, with what orders it: one the question names by its number ("Figure 3") first,
+    then a cited passage's own figure (unless a chart is asked for), then one of the chart type the question names,
+    then its rank, then its stored similarity."""
+    named_fig: bool
     cited_first: bool
     of_type: bool  # of the chart type the question names
     named: float  # how much of the measure it names (strength)
@@ -150,25 +153,25 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     terms = measure_terms(a.question, names or [])
     options: list[_Option] = []
     for f in figures:
-        if f.figure_kind in NEVER_SHOWN or not a.paragraphs:
+        if (f.figure_kind in NEVER_SHOWN and not f.named) or not a.paragraphs:
             continue
         words = matches(f, terms)
         marker = cited.get(f.chunk_id) if f.chunk_id is not None else None
         said = [as_written(w, f"{a.question} {f.caption or ''} {f.ocr_text or ''} {f.context or ''}") for w in words]
-        if not (words or (wants and f.own_similarity >= OWN_FLOOR)) or not (marker or wants):
+        if not (f.named or ((words or (wants and f.own_similarity >= OWN_FLOOR)) and (marker or wants))):
             continue
         para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
         f.why_shown = why_shown(f, marker, said)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
         named = strength(f, terms)
-        options.append(_Option(marker is not None and not wants, kind_named is not None and
+        options.append(_Option(f.named, marker is not None and not wants, kind_named is not None and
                                family(f.chart_type) == kind_named, named, f.score(linked_bonus) if wants else named,
                                f.similarity, PlacedFigure.of(f, label, para)))
     # A figure that names clearly less of the measure than the best one is another chart of the same page or
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
     best = max((o.named for o in options), default=0.0)
-    options = [o for o in options if o.named >= STRENGTH_SHARE * best]
-    options.sort(key=lambda o: (not o.cited_first, not o.of_type, -o.rank, -o.similarity))
+    options = [o for o in options if o.named_fig or o.named >= STRENGTH_SHARE * best]
+    options.sort(key=lambda o: (not o.named_fig, not o.cited_first, not o.of_type, -o.rank, -o.similarity))
     return [o.placed for o in options[:ASKED_SHOWN if wants else MAX_SHOWN]]
 
 

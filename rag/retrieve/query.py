@@ -178,6 +178,16 @@ class Entity:
         return self.year in years_of(c)
 
 
+# a figure named by its number: "Figure 3", "Fig. 2", "fig 4b" (not an exhibit: a filing's exhibit is a document)
+_NAMED_FIGURE = re.compile(r"\bfig(?:ure|\.)?\s*(\d{1,3})(?!\d|[.,]\d)", re.I)
+
+
+def named_figure(question: str) -> str | None:
+    """The number of the figure a question names ("show Figure 3 of the S2ORC paper" -> "3"), if it names one."""
+    m = _NAMED_FIGURE.search(question)
+    return m.group(1) if m else None
+
+
 @dataclass
 class QueryIntent:
     question: str

@@ -29,6 +29,7 @@ from rag.retrieve.query import (
     STATEMENT_QUERIES,
     Entity,
     QueryIntent,
+    named_figure,
     understand,
 )
 from rag.retrieve.search import SearchFilters
@@ -561,7 +562,8 @@ class Figures:
             found = s.store.match_figures(s.vec, match_count=cfg.max_figures * cfg.selection.figure_pool_factor,
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
-            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN], s.vec, s.embedder)
+            found = with_named(found, s.store, s.question, list({c.document_id for c in chunks}))
+            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN or f.named], s.vec, s.embedder)
             s.figures = self.best(self.admit(found, chunks, cfg), cfg)
         s.entry.n_out = len(s.figures)
         return s
@@ -575,6 +577,10 @@ class Figures:
         rank = {c.chunk_id: i for i, c in enumerate(chunks)}
         keep = []
         for f in found:
+            if f.named:  # the question names it by its number: whatever it is, it is the figure asked for
+                f.why_shown = f"the figure the question names, by its number; caption similarity {f.similarity:.2f}"
+                keep.append(f)
+                continue
             if kinds and f.figure_kind in NEVER_SHOWN:  # a photo, logo, cover, decoration; a table is its citation
                 continue
             if f.linked and f.similarity >= cfg.linked_figure_floor and f.chunk_id in rank:
@@ -588,9 +594,26 @@ class Figures:
 
     @staticmethod
     def best(figures: list[FigureHit], cfg: RetrievalSettings) -> list[FigureHit]:
-        """At most max_figures, by score (stored similarity, own words' closeness, a linked bonus)."""
+        """At most max_figures: one the question names by its number first, then by score (stored similarity, own
+        words' closeness, a linked bonus)."""
         bonus = cfg.selection.linked_figure_bonus
-        return sorted(figures, key=lambda f: -f.score(bonus))[: cfg.max_figures]
+        return sorted(figures, key=lambda f: (not f.named, -f.score(bonus)))[: cfg.max_figures]
+
+
+def with_named(found: list[FigureHit], store, question: str, document_ids: list[int]) -> list[FigureHit]:
+    """The figures found, with those of the documents searched that the question names by number ("Figure 3"),
+    marked `named` (a named figure found by meaning too is marked in place)."""
+    number = named_figure(question)
+    if number is None:
+        return found
+    named = {f.figure_id: f for f in store.figures_numbered(number, document_ids)}
+    for f in found:
+        if f.figure_id in named:
+            f.named = True
+            named.pop(f.figure_id)
+    for f in named.values():
+        f.named = True
+    return found + list(named.values())
 
 
 def own_similarity(figures: list[FigureHit], vec, embedder) -> None:

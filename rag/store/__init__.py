@@ -171,6 +171,15 @@ class Store:
         })
         return [FigureHit.from_row(r) for r in rows]
 
+    def figures_numbered(self, number: str, document_ids) -> list[FigureHit]:
+        """The figures of these documents whose caption begins with the number ("Figure 3:", "Fig. 3."):
+        sql/functions/figures_numbered.sql."""
+        if not document_ids:
+            return []
+        rows = self.rpc("figures_numbered", {"figure_number": str(number),
+                                             "filter_document_ids": [int(i) for i in document_ids]})
+        return [FigureHit.from_row(r) for r in rows]
+
     def match_facts(self, query: str = "", document_ids=None, chunk_ids=None, fiscal_years=None,
                     match_count: int = 50) -> list[Fact]:
         """Table facts whose label or table title matches a word of the query (sql/functions/match_facts.sql), of these documents,

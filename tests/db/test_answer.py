@@ -387,3 +387,47 @@ def test_a_chart_asked_for_answers_though_the_metric_named_cannot_be_computed(cl
     assert a.confidence != "insufficient_data", a.answer
     assert a.answer.startswith("The bar “Sales revenues and EBITDA margin development”"), a.answer
     assert a.figures and a.figures[0].kind == "chart" and a.figures[0].page in a.evidence[0].pages
+
+
+def _paper_with_three_figures(path):
+    """A paper with three bar charts, each over its numbered caption as papers set them, alike in all but their
+    numbers and words."""
+    import make_pdfs
+    import pymupdf
+
+    doc = pymupdf.open()
+    w = make_pdfs._Writer(doc)
+    w.line("Scaling Retrieval for Analyst Reports", 16, bold=True)
+    w.para("We measure how a retrieval system behaves as models, batches and corpora grow. " + make_pdfs.LOREM)
+    for n, (title, values) in enumerate([("Accuracy by model size", [41.0, 68.5, 92.3]),
+                                         ("Latency by batch size", [12.0, 19.5, 31.2]),
+                                         ("Recall by corpus size", [88.1, 64.0, 39.6])], 1):
+        w.para(f"Section {n} reports the {title.lower()} of the system over three settings. " + make_pdfs.LOREM)
+        if w.y + 230 > 740:
+            w.new_page()
+        base, x = w.y + 160, 90
+        for v, lab in zip(values, ["small", "medium", "large"]):
+            h = 150 * v / max(values)
+            w.page.draw_rect(pymupdf.Rect(x, base - h, x + 40, base), color=None, fill=(0.2, 0.4, 0.7))
+            w.page.insert_text((x + 5, base - h - 3), f"{v:g}", fontsize=8)
+            w.page.insert_text((x + 5, base + 11), lab, fontsize=8)
+            x += 60
+        w.page.draw_line((80, base), (x, base), color=(0, 0, 0), width=0.7)
+        w.y = base + 30
+        w.line(f"Figure {n}: {title} of the system.", 9)
+        w.y += 12
+    w.finish()
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize("question, number", [("Show me Figure 2 of the scaling retrieval paper", "2"),
+                                              ("what does fig. 3 in the scaling paper show?", "3")])
+def test_a_figure_named_by_its_number_is_the_one_shown(clean_store, ingest, embedder, tmp_path, question, number):
+    """A question that names a figure by its number gets that figure, found by its caption's number in the
+    documents searched (sql/functions/figures_numbered.sql), though its neighbours are as close in meaning."""
+    assert ingest(_paper_with_three_figures(tmp_path / "scaling.pdf")).ok
+    a = answer(clean_store, embedder, question)
+    assert a.figures, a.answer
+    assert a.figures[0].caption.startswith(f"Figure {number}:"), [f.caption for f in a.figures]
+    assert "names by its number" in a.figures[0].why_shown

@@ -331,6 +331,7 @@ READER_CALLS = {
     "match_chunks": "select * from match_chunks((select embedding from chunks limit 1), 'net sales', 5, 10)",
     "match_chunks_cosine": "select * from match_chunks_cosine((select embedding from chunks limit 1), 5)",
     "match_figures": "select * from match_figures((select embedding from chunks limit 1), 3)",
+    "figures_numbered": "select * from figures_numbered('3', array[1, 2]::bigint[])",
     "get_figure_image": "select get_figure_image((select min(id) from figures))",
     "chunk_embeddings": "select * from chunk_embeddings(array[1, 2]::bigint[])",
     "terms_missing": "select * from terms_missing(array['widgets'])",

@@ -113,3 +113,16 @@ def test_a_short_question_with_a_subject_of_its_own_is_not_a_follow_up():
     for q in ("What was revenue?", "What is it?", "And in 2022?", "What about Scope 2?", "What does POLYTEC do?",
               "How about Europe?"):
         assert understand(q, KNOWN, history=history).followup, q
+
+
+def test_a_figure_named_by_its_number():
+    from rag.retrieve.query import named_figure
+
+    assert named_figure("Show me Figure 3 of the S2ORC paper") == "3"
+    assert named_figure("what does fig. 12 show?") == "12"
+    assert named_figure("Explain Figure 4.") == "4"
+    assert named_figure("Fig 2b in the PaSa paper") == "2"
+    assert named_figure("the figures for revenue in 2023") is None  # "figures" are numbers, not a figure
+    assert named_figure("the figure of 2.5 million") is None  # a figure as in an amount
+    assert named_figure("a figure 2.5 times higher") is None
+    assert named_figure("Exhibit 99.1 of the 8-K") is None  # a filing's exhibit is a document
