@@ -140,12 +140,11 @@ def page_drawings(page: pymupdf.Page) -> list[Drawing]:
 
 
 def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSettings, rows: list[Row],
-                    drawings: list[Drawing]):
+                    drawings: list[Drawing], lines: list[cropmod.TextLine]):
     area = page.rect.width * page.rect.height
     if not drawings or len(drawings) > 5000:
         return []
     try:
-        lines = cropmod.text_lines(page)
         if len(drawings) <= 1500:
             prose = [ln.rect for ln in lines if ln.prose]
             clusters = vector_groups(drawings, prose)
@@ -328,7 +327,9 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     height = page.rect.height
     raster = _raster_regions(page, skip_digests, cfg)
     drawings = page_drawings(page)  # once per page: regions and crops both read them
-    vector = _vector_regions(page, raster, cfg, rows, drawings)
+    # the page's text lines, read once: the regions' labels and prose, captions and crops all read them
+    lines = cropmod.text_lines(page) if raster or 0 < len(drawings) <= 5000 else []
+    vector = _vector_regions(page, raster, cfg, rows, drawings, lines)
     regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
     # Panels of one figure ("Figure 3" over four heatmaps) become one figure: same numbered caption.
     merged: dict[str, list] = {}
@@ -343,7 +344,6 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
             merged[key] = [pymupdf.Rect(rect), kind, chart_type, caption, number]
         else:
             singles.append([rect, kind, chart_type, caption, number])
-    lines = cropmod.text_lines(page) if merged or singles else []
     furn = [ln.rect for ln in lines if layout.is_furniture(ln.text, ln.rect.y0, ln.rect.y1, height, furniture)]
     words = _words(page) if merged and singles else []
     panels = [r for r in singles if r[1] == "raster" or not _shapes_hold_words(drawings_in(drawings, r[0]), words)]
