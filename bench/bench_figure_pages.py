@@ -9,6 +9,9 @@ whose graphic overlaps the labelled graphic most. Reported, for the tuning and t
 - kind right and chart type right, of the matched;
 - crops: IoU with the ideal crop; crops that take in another labelled figure's graphic; crops that take in a line of
   page text outside the ideal crop (body text, page furniture);
+- titles: of the labelled charts, diagrams and maps with a title, how many the figure's caption names (ninth
+  round: at least four fifths of the title's words, and at least half the caption's words from the title: the
+  title, not a legend label, nor a paragraph);
 - values: of the values printed on a labelled chart, how many the figure's reading holds with their label
   (`tied`) and as a number anywhere in its text (`number`);
 - seconds spent in figure extraction.
@@ -69,6 +72,14 @@ def _value_scores(values: list[str], fig) -> tuple[int, int]:
         number += nums <= _numbers(text)
         tied += any(nums <= _numbers(pv) for pv in labelled)
     return tied, number
+
+
+def _title_score(title: str, caption: str) -> int:
+    """1 when the caption names the title: most of the title's words are in it, and most of its words are the
+    title's (a title read with its units line counts; a legend label or a paragraph does not)."""
+    t = set(re.findall(r"[a-z0-9]+", (title or "").lower()))
+    c = set(re.findall(r"[a-z0-9]+", (caption or "").lower()))
+    return int(bool(t) and len(t & c) >= 0.8 * len(t) and len(t & c) >= 0.5 * len(c))
 
 
 def _page_lines(page, pymupdf):
@@ -139,7 +150,8 @@ def run(labels: list[dict], corpus: Path) -> list[dict]:
         for i, lab in enumerate(labs):
             row = {"id": lab["id"], "doc": path, "page": page_no, "split": lab["split"], "kind": lab["kind"],
                    "chart_type": lab.get("chart_type") or "", "values": len(lab.get("values") or []),
-                   "found": i in m, "seconds": secs / len(labs)}
+                   "found": i in m, "seconds": secs / len(labs),
+                   "title": (lab.get("title") or "") if lab["kind"] in SHOWABLE else ""}
             if i in m:
                 f = figs[m[i]]
                 crop, box = pymupdf.Rect(f.crop or f.bbox), pymupdf.Rect(lab["box"])
@@ -152,6 +164,9 @@ def run(labels: list[dict], corpus: Path) -> list[dict]:
                                                   and not slack.contains(ln) and not any(
                                                       (o + (-3, -3, 3, 3)).contains(ln) for o in others)))
                 row["tied"], row["number"] = _value_scores(lab.get("values") or [], f)
+                row["caption"] = (f.caption or "")[:200]
+                if row["title"]:
+                    row["title_right"] = _title_score(row["title"], f.caption)
             rows_out.append(row)
         for j, f in enumerate(figs):
             if j not in m.values():
@@ -209,6 +224,7 @@ def summarize(rows: list[dict]) -> dict:
     shown = [r for r in found if r["kind"] in SHOWABLE]
     extra = [r for r in rows if r["kind"] == "(no figure)"]
     vals = sum(r["values"] for r in charts_found)
+    titled = [r for r in lab if r["kind"] in SHOWABLE and r.get("title")]
     vals_all = sum(r["values"] for r in charts)
 
     def share(n, d):
@@ -226,6 +242,7 @@ def summarize(rows: list[dict]) -> dict:
         "crops_taking_another_figure": sum(r["takes_other"] for r in shown),
         "crops_taking_text_lines": sum(r["text_lines_outside"] > 0 for r in shown),
         "text_lines_taken": sum(r["text_lines_outside"] for r in shown),
+        "titles_labelled": len(titled), "title_right": share(sum(r.get("title_right", 0) for r in titled), len(titled)),
         "values_labelled": vals_all,
         "values_tied": share(sum(r["tied"] for r in charts_found), vals_all),
         "values_number_in_text": share(sum(r["number"] for r in charts_found), vals_all),

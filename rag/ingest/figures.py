@@ -357,6 +357,8 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
                                        [r[0] for r in regions if r[0] != rect])
         if not number and caption and " ".join(caption.split()) not in " ".join(page.get_textbox(display).split()):
             caption = _title_in(display, caption, lines) or caption
+        if not number and caption and _label_inside(caption, rect, lines):  # a legend's label, not a title
+            caption = _line_over(rect, display, lines, furn) or caption
         caption = caption or _line_over(rect, display, lines, furn) or _band_caption(page, rect, furn)
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display, drawings)
@@ -374,9 +376,16 @@ def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.Te
             and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0) and ln.rect not in furniture]
     for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
         t = ln.text.strip()
-        if 2 <= ln.words <= 10 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
+        if 2 <= ln.words <= 14 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
             return t
     return ""
+
+
+def _label_inside(caption: str, rect: pymupdf.Rect, lines: list[cropmod.TextLine]) -> bool:
+    """The caption was read from a line inside the chart's drawings (a legend's or a segment's label, "Cat. 3: Fuel-
+    and"), not set above or below them as a title is."""
+    return any(len(t := ln.text.strip()) >= 3 and caption.startswith(t)
+               and rect.contains(ln.rect.tl + (ln.rect.br - ln.rect.tl) * 0.5) for ln in lines)
 
 
 def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]) -> str:
