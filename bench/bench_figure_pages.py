@@ -10,8 +10,7 @@ whose graphic overlaps the labelled graphic most. Reported, for the tuning and t
 - crops: IoU with the ideal crop; crops that take in another labelled figure's graphic; crops that take in a line of
   page text outside the ideal crop (body text, page furniture);
 - titles: of the labelled charts, diagrams and maps with a title, how many the figure's caption names (ninth
-  round: at least four fifths of the title's words, and at least half the caption's words from the title: the
-  title, not a legend label, nor a paragraph);
+  round: four fifths of the title's words at the caption's start; a legend's label is not the title);
 - values: of the values printed on a labelled chart, how many the figure's reading holds with their label
   (`tied`) and as a number anywhere in its text (`number`);
 - seconds spent in figure extraction.
@@ -75,11 +74,12 @@ def _value_scores(values: list[str], fig) -> tuple[int, int]:
 
 
 def _title_score(title: str, caption: str) -> int:
-    """1 when the caption names the title: most of the title's words are in it, and most of its words are the
-    title's (a title read with its units line counts; a legend label or a paragraph does not)."""
-    t = set(re.findall(r"[a-z0-9]+", (title or "").lower()))
-    c = set(re.findall(r"[a-z0-9]+", (caption or "").lower()))
-    return int(bool(t) and len(t & c) >= 0.8 * len(t) and len(t & c) >= 0.5 * len(c))
+    """1 when the caption names the title: four fifths of the title's words are among the caption's first words (as
+    many as the title's, and three more: a title read with its units line counts, and a paper's caption that goes on
+    after its title; a legend label does not)."""
+    t = re.findall(r"[a-z0-9]+", (title or "").lower())
+    c = re.findall(r"[a-z0-9]+", (caption or "").lower())
+    return int(bool(t) and len(set(t) & set(c[: len(t) + 3])) >= 0.8 * len(set(t)))
 
 
 def _page_lines(page, pymupdf):

@@ -43,8 +43,9 @@ class TextLine:
         return len(self.text.split())
 
 
-def text_lines(page: pymupdf.Page) -> list[TextLine]:
-    """The page's text lines with their boxes, rotated ones included (a y-axis title is a label too)."""
+def text_lines(page: pymupdf.Page, hidden: list[pymupdf.Rect] | None = None) -> list[TextLine]:
+    """The page's text lines with their boxes, rotated ones included (a y-axis title is a label too); not a line
+    no reader sees (white on white: a template's leftover text), whose box goes to `hidden` when given."""
     try:
         blocks = page.get_text("dict", flags=pymupdf.TEXT_MEDIABOX_CLIP)["blocks"]
     except Exception:
@@ -57,6 +58,10 @@ def text_lines(page: pymupdf.Page) -> list[TextLine]:
                 continue
             text = " ".join(" ".join(s["text"].split()) for s in spans)
             box = pymupdf.Rect(ln["bbox"])
+            if all(_whitish(s.get("color", 0)) for s in spans) and _blank(page, box):
+                if hidden is not None:
+                    hidden.append(box)
+                continue
             if any(o.text == text and abs(o.rect.x0 - box.x0) < 1 and abs(o.rect.y0 - box.y0) < 1 for o in out[-4:]):
                 continue  # a line printed twice over itself (a bold effect) is one line
             out.append(TextLine(box, text, max(s["size"] for s in spans)))
@@ -68,6 +73,22 @@ def text_lines(page: pymupdf.Page) -> list[TextLine]:
             and min(o.rect.x1, ln.rect.x1) - max(o.rect.x0, ln.rect.x0) > 0.5 * min(o.rect.width, ln.rect.width)
             for o in wordy))
     return out
+
+
+def _whitish(colour: int) -> bool:
+    return all((colour >> shift) & 0xFF >= 0xF0 for shift in (16, 8, 0))
+
+
+def _blank(page: pymupdf.Page, box: pymupdf.Rect) -> bool:
+    """No glyph shows in the box: white text on a white ground renders as white, but for the rules the box may
+    cross (a pixel row of one tone)."""
+    try:
+        pix = page.get_pixmap(clip=box, dpi=72, colorspace=pymupdf.csGRAY, alpha=False)
+    except Exception:
+        return False
+    a = np.frombuffer(pix.samples, np.uint8).reshape(pix.h, pix.w)
+    a = a[a.max(axis=1) - a.min(axis=1) > 8]  # rows of one tone are rules or fills, not glyphs
+    return float((a < 240).mean()) < 0.01 if a.size else True
 
 
 def _long(ln: TextLine) -> bool:

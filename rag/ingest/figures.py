@@ -328,7 +328,9 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     raster = _raster_regions(page, skip_digests, cfg)
     drawings = page_drawings(page)  # once per page: regions and crops both read them
     # the page's text lines, read once: the regions' labels and prose, captions and crops all read them
-    lines = cropmod.text_lines(page) if raster or 0 < len(drawings) <= 5000 else []
+    hidden: list[pymupdf.Rect] = []  # lines no reader sees (white on white): never a caption, title or context
+    lines = cropmod.text_lines(page, hidden) if raster or 0 < len(drawings) <= 5000 else []
+    rows = [r for r in rows if not _hidden(r, hidden)] if hidden else rows
     vector = _vector_regions(page, raster, cfg, rows, drawings, lines)
     regions = [(r, "raster", None) for r in raster] + [(r, "vector", t) for r, t in vector]
     # Panels of one figure ("Figure 3" over four heatmaps) become one figure: same numbered caption.
@@ -358,7 +360,8 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
         if not number and caption and " ".join(caption.split()) not in " ".join(page.get_textbox(display).split()):
             caption = _title_in(display, caption, lines) or caption
         if not number and caption and _label_inside(caption, rect, lines):  # a legend's label, not a title
-            caption = _line_over(rect, display, lines, furn) or caption
+            over = _line_over(rect, display, lines, furn)
+            caption = over if over and not caption.startswith(over) else caption
         caption = caption or _line_over(rect, display, lines, furn) or _band_caption(page, rect, furn)
         fig = _figure_of(page, page_no, rect, kind, chart_type, caption, number, rows, cfg, seen_hashes, ocr,
                          display, drawings)
@@ -367,13 +370,19 @@ def extract_figures(page: pymupdf.Page, page_no: int, rows: list[Row], skip_dige
     return figures
 
 
+def _hidden(r: Row, hidden: list[pymupdf.Rect]) -> bool:
+    box = pymupdf.Rect(r.x0, r.y0, r.x1 or r.x0 + 1, r.y1)
+    return any(box.intersects(h) and (box & h).get_area() >= 0.8 * box.get_area() for h in hidden)
+
+
 def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.TextLine],
                furniture: list[pymupdf.Rect]) -> str:
     """A title set right over a chart, within its crop, when the layout's rows ran it on into the body text beside
-    it ("ESG Risk Rating" over three bars in a margin column): the nearest short line over it, whole; never a
-    running header (`furniture`)."""
+    it ("ESG Risk Rating" over three bars in a margin column): the nearest short line over it, whole, where the
+    crop takes it (a title set flush left over a donut drawn in the middle is the crop's); never a running header
+    (`furniture`)."""
     over = [ln for ln in lines if not ln.prose and ln.rect.y1 <= rect.y0 + 2 and display.contains(ln.rect)
-            and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0) and ln.rect not in furniture]
+            and ln.rect not in furniture]
     for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
         t = ln.text.strip()
         if 2 <= ln.words <= 14 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
@@ -382,10 +391,10 @@ def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.Te
 
 
 def _label_inside(caption: str, rect: pymupdf.Rect, lines: list[cropmod.TextLine]) -> bool:
-    """The caption was read from a line inside the chart's drawings (a legend's or a segment's label, "Cat. 3: Fuel-
-    and"), not set above or below them as a title is."""
-    return any(len(t := ln.text.strip()) >= 3 and caption.startswith(t)
-               and rect.contains(ln.rect.tl + (ln.rect.br - ln.rect.tl) * 0.5) for ln in lines)
+    """The caption was read from a line within the chart's region (a legend's or a segment's label, "Cat. 3: Fuel-
+    and"; as caption_for reads a line inside), not set above or below it as a title is."""
+    return any(len(t := ln.text.strip()) >= 3 and caption.startswith(t) and ln.rect.y0 >= rect.y0 - 2
+               and ln.rect.y1 <= rect.y1 + 2 and min(ln.rect.x1, rect.x1) > max(ln.rect.x0, rect.x0) for ln in lines)
 
 
 def _title_in(display: pymupdf.Rect, caption: str, lines: list[cropmod.TextLine]) -> str:

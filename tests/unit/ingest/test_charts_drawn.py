@@ -561,3 +561,48 @@ def test_a_rating_chart_s_grades_are_its_values_by_year():
     read = {v["label"]: v["value"] for v in chart.signals["reading"]["values"]}
     assert read == {"2018": "BBB", "2019": "A", "2020": "A-"}, read
     assert chart.caption not in ("A", "A-", "BBB")
+
+
+def _donut_labelled_left(page: pymupdf.Page, top: float) -> None:
+    """A donut whose segments are named in a column of labels at its top left, the first level with its top, each
+    on a leader line to its segment."""
+    c = pymupdf.Point(330, top + 80)
+    start = pymupdf.Point(c.x + 70, c.y)
+    for share, colour in zip([0.5, 0.3, 0.2], COLOURS[:3], strict=True):
+        sh = page.new_shape()
+        end = sh.draw_sector(c, start, 360 * share, fullSector=True)
+        sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
+        sh.commit()
+        start = end
+    for i, (name, value) in enumerate([("Purchased goods", "1,210 kt"), ("Upstream transport", "236 kt"),
+                                       ("Other categories", "249 kt")]):
+        page.insert_text((70, top + 12 + 34 * i), name, fontsize=10)
+        page.insert_text((70, top + 25 + 34 * i), value, fontsize=10, fontname="hebo")
+        page.draw_line((152, top + 8 + 34 * i), (275, top + 40 + 20 * i), color=(0.4, 0.4, 0.4), width=0.5)
+
+
+def test_a_chart_titled_over_its_segment_labels_is_named_by_its_title_not_its_first_label():
+    """A small title over a donut whose first segment label sits level with the drawing's top: the title names
+    the chart, not the label (the label is inside the chart's region, the title over it, in its crop)."""
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((60, 178), "Greenhouse gas emissions 2023 in metric kilotons, Scope 3", fontsize=8)
+    _donut_labelled_left(page, 200)
+    _prose(page, 400)
+    [fig] = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert fig.caption.startswith("Greenhouse gas emissions 2023"), fig.caption
+
+
+def test_text_no_reader_sees_is_never_a_chart_s_title():
+    """A line printed white on the white page (a template's leftover, over a rule) is not the chart's title: the
+    title a reader sees is."""
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((60, 170), "Sales contribution by segment 2023", fontsize=10)
+    page.draw_line((60, 186), (300, 186), color=(0.6, 0.6, 0.6), width=0.5)
+    page.insert_text((90, 194), "Relativer Umsatzanteil der Segmente 2023", fontsize=9, color=(1, 1, 1))
+    _donut_labelled_left(page, 205)
+    _prose(page, 400)
+    page = _saved(doc)
+    [fig] = [f for f in _figures(page) if f.figure_kind == "chart"]
+    assert "Relativer" not in fig.caption and "Relativer" not in fig.context, fig.caption
