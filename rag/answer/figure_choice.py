@@ -3,8 +3,8 @@
 A figure is shown only when it supports the answer: it is a chart, a diagram or a map (never a photo, a logo, a
 cover, a decoration; a table is shown as the citation's crop of its cited row), its own words (caption, the text
 inside it, the paragraph around it) name the question's measure, and either it belongs to a passage the answer
-cites or the question asks for a chart; and it names nearly as much of the measure as the best such figure. At
-most three; none is a valid answer.
+cites or the question asks for a chart; and it names nearly as much of the measure as the best such figure, and
+no other names in its own words all it names and more. At most three; none is a valid answer.
 
 A question that asks to see a chart gets one: the figure that answers it best by meaning (its stored vector, its
 own words against the question, a cited passage holding it), whose words name the measure or whose own words are
@@ -132,6 +132,7 @@ class _Option:
     rank: float  # a chart asked for: its score by meaning; else how much it names
     similarity: float
     placed: PlacedFigure
+    own: frozenset[str] = frozenset()  # the measure's words in its own words (caption, text inside)
 
 
 def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None = None, *,
@@ -166,11 +167,14 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         named = strength(f, terms)
         options.append(_Option(f.named, marker is not None and not wants, kind_named is not None and
                                family(f.chart_type) == kind_named, named, f.score(linked_bonus) if wants else named,
-                               f.similarity, PlacedFigure.of(f, label, para)))
+                               f.similarity, PlacedFigure.of(f, label, para), frozenset(terms & _words_of(f)[0])))
     # A figure that names clearly less of the measure than the best one is another chart of the same page or
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
     best = max((o.named for o in options), default=0.0)
     options = [o for o in options if o.named_fig or o.named >= STRENGTH_SHARE * best]
+    if not wants:  # of two figures, one naming in its own words all the other names of the measure and more
+        # ("female employees by age" over "male employees by age", asked about female staff): the other is not shown
+        options = [o for o in options if o.named_fig or not any(o.own < p.own for p in options)]
     options.sort(key=lambda o: (not o.named_fig, not o.cited_first, not o.of_type, -o.rank, -o.similarity))
     return [o.placed for o in options[:ASKED_SHOWN if wants else MAX_SHOWN]]
 

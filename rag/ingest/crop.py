@@ -294,6 +294,10 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
                  and min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) > 0]
         if not above:
             break
+        ticks = [i for i in above if _BARE.fullmatch(lines[i].text.strip())]  # an axis's top tick, not a wall
+        if not out and ticks and len(ticks) < len(above):
+            above = [i for i in above if i not in ticks]
+            top = min(top, min(lines[i].rect.y0 for i in ticks))
         i = max(above, key=lambda i: lines[i].rect.y1)
         ln = lines[i]
         t = ln.text.strip()

@@ -58,6 +58,7 @@ class Signals:
     caption: str = ""
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
+    periods: int = 0  # of the numbers, those that are periods (2019, '21): dates, not values
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
     pixels: str | None = None  # the chart type its rendered pixels show (rasterchart.py): images, and drawings
     # whose vector shapes gave no type
@@ -171,6 +172,7 @@ def chart_type_of(s: Signals, text: str) -> str:
     return "line" if s.time_axis else "other"
 
 
+_DATE = re.compile(r"^(?:19|20)\d{2}$")  # a year alone: a bare two-digit number is as often a value
 _PERIOD = re.compile(r"^(?:(?:19|20)\d{2}|'?\d{2}|FY\s?'?\d{2,4}|Q[1-4](?:\s?'?\d{2,4})?|H[12])$", re.I)
 
 
@@ -230,7 +232,8 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "vector" and s.pixels in ("pie", "donut") and s.numbers:
         return Kind("chart", chart_type_of(s, text), [f"curves drawn as a {s.pixels} of several colours, with a "
                                                        "value"])
-    if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85:
+    if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85 \
+            and s.numbers - s.periods >= 3:  # numbers that are all dates make a timeline, not a plot
         return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
     if cap == "map":
         return Kind("map", None, ["its caption names a map"])
@@ -318,6 +321,7 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     if len(words) < 4 and ocr:
         words = ocr_words(ocr)
     s.words, s.numbers = len(words), sum(bool(_NUMBER.match(w[4])) for w in words)
+    s.periods = sum(bool(_NUMBER.match(w[4]) and _DATE.match(w[4])) for w in words)
     s.axis, s.time_axis = axis_ticks(words), time_axis(words)
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
               and (r.x1 or r.x0) <= rect.x1 + 2]

@@ -247,7 +247,7 @@ def caption_for(rect: pymupdf.Rect, rows: list[Row]) -> tuple[str, str | None]:
     emphasised = [r for r in near_above if r.bold or r.size > inside_size + 0.5]
     for r in emphasised + [r for r in sorted(inside, key=lambda r: r.y0)[:6] if not _DATA_LABEL.search(r.text)] \
             + near_above:
-        if _title_like(r):
+        if _title_like(r, 20 if r in emphasised else 14):  # a heading set over a chart may run long
             return shorten(" ".join(t.text for t in _title_lines(r, rows, rect)), 200), None
     return "", None
 
@@ -288,9 +288,9 @@ def _title_lines(r: Row, rows: list[Row], rect: pymupdf.Rect) -> list[Row]:
     return out
 
 
-def _title_like(r: Row) -> bool:
+def _title_like(r: Row, most: int = 14) -> bool:
     t = r.text.strip()
-    return 2 <= r.words <= 14 and not r.is_table and not t.endswith((".", ",", ";")) \
+    return 2 <= r.words <= most and not r.is_table and not t.endswith((".", ",", ";")) \
         and bool(re.search(r"[A-Za-z]{3}", t)) and not t[:1].islower()
 
 

@@ -135,6 +135,17 @@ def test_a_chart_that_names_less_of_the_measure_than_the_best_one_is_not_shown()
     assert {f.figure_id for f in place(figs, b, ["Acme"])} == {4, 5}
 
 
+def test_of_two_charts_one_naming_all_the_other_names_of_the_measure_and_more_only_it_is_shown():
+    """Asked about female staff by age (no chart asked for), the female chart is shown; the male chart beside it,
+    naming "employees" and "age" but not "female", is not, though it names three quarters as much."""
+    c1 = cand(1)
+    a = Answer("age structure of female employees at Acme, 2022 vs 2023", "Most are 30 to 50 [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "age")])
+    figs = [figure(1, 1, 0.50, True, 1, "Figure 15: Female employees by age structure as of 31 December"),
+            figure(2, 1, 0.52, True, 1, "Figure 14: Male employees by age structure as of 31 December")]
+    assert [f.figure_id for f in place(figs, a, ["Acme"])] == [1]
+
+
 def test_a_refusal_says_why_once_and_names_the_nearest_pages_only_when_they_are_on_topic():
     near = (cand(1, page=4, content="Widget warranty claims are reserved for under other liabilities."),
             cand(2, page=9, content="Revenue grew in every segment."))
