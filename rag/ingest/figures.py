@@ -481,14 +481,46 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect, furniture: list[pymupd
     return ""
 
 
-def glyphs_drawn(drawn: str | None, drawings: list[Drawing]) -> bool:
+def glyphs_drawn(drawn: str | None, drawings: list[Drawing], rect: pymupdf.Rect | None = None,
+                 page: pymupdf.Rect | None = None) -> bool:
     """A drawn chart whose labels are drawn as shapes (a plotting library's text as paths): eight or more small
-    filled shapes of many curves and lines each, the size of letters and digits."""
-    if drawn not in figkind.CHART_TYPES:
+    filled shapes of many curves and lines each, the size of letters and digits; or, in a chart or any drawing of
+    no type that is not small (`rect` against `page`), words drawn so: three glyphs or more in runs along a line."""
+    glyphs = [d for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6]
+    if drawn in figkind.CHART_TYPES and sum(1 for d in glyphs if d["rect"].width <= 14 and d["rect"].height <= 14) >= 8:
+        return True
+    if drawn not in (*figkind.CHART_TYPES, "curve", None) or rect is None or page is None \
+            or rect.get_area() < 0.03 * page.get_area():
         return False
-    glyphs = sum(1 for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6
-                 and d["rect"].width <= 14 and d["rect"].height <= 14)
-    return glyphs >= 8
+    return _glyph_runs([d["rect"] for d in glyphs if 4 <= d["rect"].height <= 40
+                        and d["rect"].width <= 1.5 * d["rect"].height]) >= 3
+
+
+def needs_ocr(source: str, drawn: str | None, drawings: list[Drawing], rect: pymupdf.Rect, page: pymupdf.Rect,
+              text: str) -> bool:
+    """OCR reads a region: an image without a text layer; a drawing whose labels are shapes (glyphs_drawn) and
+    whose text layer holds no words, or fewer than two of its values (its title and names are text, its figures
+    drawn: "23%" as paths beside "2023" and "by 2030")."""
+    if source == "raster":
+        return len(text) < 20
+    if not glyphs_drawn(drawn, drawings, rect, page):
+        return False
+    values = [n for n in re.findall(r"\d[\d,.]*", text) if not re.fullmatch(r"(?:19|20)\d\d", n)]
+    return len(text) < 20 or len(values) < 2
+
+
+def _glyph_runs(boxes: list[pymupdf.Rect]) -> int:
+    """How many of the boxes stand in runs of two or more along a line, like the letters of a word: of one height,
+    on one line, a fraction of a letter apart."""
+    boxes = sorted(boxes, key=lambda b: (round(b.y1), b.x0))
+    inrun = set()
+    for i, a in enumerate(boxes):
+        for j in range(i + 1, min(i + 4, len(boxes))):
+            b = boxes[j]
+            if abs(a.y1 - b.y1) <= 0.2 * a.height and abs(a.height - b.height) <= 0.25 * a.height \
+                    and 0 <= b.x0 - a.x1 <= 0.5 * a.height:
+                inrun |= {i, j}
+    return len(inrun)
 
 
 def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list[Row], png: bytes, drawn: str | None,
@@ -551,8 +583,8 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
     seen_hashes.add(digest)
     text = text_inside(page, rect)
     # an image without a text layer, or a chart whose labels are drawn as shapes: OCR reads them
-    lines = ocr(png) if (kind == "raster" or glyphs_drawn(drawn, drawings_in(drawings or [], rect))) \
-        and len(text) < 20 and ocr is not None else []
+    lines = ocr(png) if ocr is not None and needs_ocr(kind, drawn, drawings_in(drawings or [], rect), rect, page.rect,
+                                                      text) else []
     if lines:
         text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
     drawn = (drawn or "curve") if kind == "vector" else None

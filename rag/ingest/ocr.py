@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import unicodedata
 from dataclasses import dataclass
 
 _engine = None
@@ -36,6 +37,11 @@ def _get_engine(name: str = "rapidocr"):
         return _engine
 
 
+def _plain(text: str) -> str:
+    """OCR's text in its compatibility form: a full-width "９２％" (the models are trained on CJK text too) is "92%"."""
+    return unicodedata.normalize("NFKC", text).strip()
+
+
 def ocr_image(png: bytes, engine: str = "rapidocr", min_score: float = 0.5) -> list[OcrLine]:
     kind, eng = _get_engine(engine)
     out: list[OcrLine] = []
@@ -43,7 +49,7 @@ def ocr_image(png: bytes, engine: str = "rapidocr", min_score: float = 0.5) -> l
         for box, text, score in eng.readtext(png):
             xs, ys = [p[0] for p in box], [p[1] for p in box]
             if score >= min_score and text.strip():
-                out.append(OcrLine(text.strip(), float(score), (min(xs), min(ys), max(xs), max(ys))))
+                out.append(OcrLine(_plain(text), float(score), (min(xs), min(ys), max(xs), max(ys))))
         return out
     res = eng(png)
     if res is None or res.txts is None:
@@ -51,7 +57,7 @@ def ocr_image(png: bytes, engine: str = "rapidocr", min_score: float = 0.5) -> l
     for box, text, score in zip(res.boxes, res.txts, res.scores, strict=False):
         xs, ys = [p[0] for p in box], [p[1] for p in box]
         if score >= min_score and text.strip():
-            out.append(OcrLine(text.strip(), float(score), (min(xs), min(ys), max(xs), max(ys))))
+            out.append(OcrLine(_plain(text), float(score), (min(xs), min(ys), max(xs), max(ys))))
     return out
 
 

@@ -49,8 +49,8 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     text = figmod.text_inside(page, rect)
     drawings = figmod.page_drawings(page) if source == "vector" else []
     drawn = _drawn(drawings, rect) if source == "vector" else None
-    if (source == "raster" or figmod.glyphs_drawn(drawn, figmod.drawings_in(drawings, rect))) and settings.ingest.ocr \
-            and len(text) < 20 and not is_photo(png):
+    if settings.ingest.ocr and figmod.needs_ocr(source, drawn, figmod.drawings_in(drawings, rect), rect, page.rect, text) \
+            and not is_photo(png):
         lines = ocr_image(png, settings.ingest.ocr_engine)
         text = " ".join(ln.text for ln in lines)
     clip = cropmod.display_crop(page, rect, source == "raster", cropmod.text_lines(page), drawings, [])

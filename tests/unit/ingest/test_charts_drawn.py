@@ -606,3 +606,34 @@ def test_text_no_reader_sees_is_never_a_chart_s_title():
     page = _saved(doc)
     [fig] = [f for f in _figures(page) if f.figure_kind == "chart"]
     assert "Relativer" not in fig.caption and "Relativer" not in fig.context, fig.caption
+
+
+def _outlined(page: pymupdf.Page, texts: list[tuple[tuple[float, float], str]], size: float = 18) -> None:
+    """Text set on the page as outlines (paths, no text layer), as a designer's tool exports big figures."""
+    src = pymupdf.open()
+    p = src.new_page(width=page.rect.width, height=page.rect.height)
+    for at, text in texts:
+        p.insert_text(at, text, fontsize=size, fontname="hebo")
+    svg = pymupdf.open(stream=p.get_svg_image(text_as_path=True).encode(), filetype="svg")
+    page.show_pdf_page(page.rect, pymupdf.open("pdf", svg.convert_to_pdf()), 0)
+
+
+def test_a_chart_whose_values_are_drawn_as_outlines_is_read_by_ocr():
+    """A progress bar whose title and years are text but whose figures ("23%", "30%") are outlines: OCR reads the
+    figures in the chart's region, and the chart's text holds them with the years."""
+    from rag.ingest.pipeline import _figure_ocr
+
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_text((60, 160), "Share of women in leadership positions", fontsize=10)
+    page.draw_rect(pymupdf.Rect(60, 178, 385, 206), color=None, fill=(0.2, 0.7, 0.8))
+    page.draw_rect(pymupdf.Rect(385, 178, 470, 206), color=None, fill=(0.4, 0.2, 0.6))
+    _outlined(page, [((395, 200), "23%"), ((480, 200), "30%")])
+    page.insert_text((395, 218), "2023", fontsize=8)
+    page.insert_text((480, 218), "by 2030", fontsize=8)
+    _prose(page, 300)
+    page = _saved(doc)
+    cfg = IngestSettings()
+    figs = figures.extract_figures(page, page.number + 1, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
+    [fig] = [f for f in figs if f.crop and pymupdf.Rect(f.crop).contains(pymupdf.Point(400, 195))]
+    assert "23%" in fig.ocr_text and "2023" in fig.ocr_text, fig.ocr_text
