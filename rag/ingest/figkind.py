@@ -232,8 +232,7 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "vector" and s.pixels in ("pie", "donut") and s.numbers:
         return Kind("chart", chart_type_of(s, text), [f"curves drawn as a {s.pixels} of several colours, with a "
                                                        "value"])
-    if s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 and s.white >= 0.85 \
-            and s.numbers - s.periods >= 3:  # numbers that are all dates make a timeline, not a plot
+    if _plot_like(s, number_share):
         return Kind("chart", chart_type_of(s, text), ["a plot-like image with value labels"])
     if cap == "map":
         return Kind("map", None, ["its caption names a map"])
@@ -246,6 +245,13 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.words < 4 and s.numbers == 0 and not s.caption:
         return Kind("decoration", None, ["no text, no caption"])
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
+
+
+def _plot_like(s: Signals, number_share: float) -> bool:
+    """An image on white of some words, many of them numbers, and three or more of those not years (numbers that
+    are all dates make a timeline, not a plot)."""
+    return s.source == "raster" and 15 <= s.words <= 120 and s.numbers >= 5 and number_share >= 0.15 \
+        and s.white >= 0.85 and s.numbers - s.periods >= 3
 
 
 def _small_image(s: Signals) -> Kind:

@@ -509,6 +509,24 @@ def needs_ocr(source: str, drawn: str | None, drawings: list[Drawing], rect: pym
     return len(text) < 20 or len(values) < 2
 
 
+def ocr_title(lines: list, height: int) -> str:
+    """The title an image of a chart carries in its pixels, when the page gives it none: OCR's topmost line in the
+    image's top fifth that is a phrase (three words or more, mostly letters, no sentence's end), set no smaller than
+    the image's other lines."""
+    if not lines:
+        return ""
+    sizes = sorted(ln.box[3] - ln.box[1] for ln in lines)
+    for ln in sorted(lines, key=lambda ln: ln.box[1]):
+        if ln.box[1] > 0.2 * height:
+            break
+        t = ln.text.strip()
+        letters = sum(c.isalpha() for c in t)
+        if len(t.split()) >= 3 and letters >= 0.6 * len(t.replace(" ", "")) and not t.endswith(".") \
+                and ln.box[3] - ln.box[1] >= sizes[len(sizes) // 2] - 1:
+            return shorten(t, 200)
+    return ""
+
+
 def _glyph_runs(boxes: list[pymupdf.Rect]) -> int:
     """How many of the boxes stand in runs of two or more along a line, like the letters of a word: of one height,
     on one line, a fraction of a letter apart."""
@@ -587,6 +605,7 @@ def _figure_of(page: pymupdf.Page, page_no: int, rect: pymupdf.Rect, kind: str, 
                                                       text) else []
     if lines:
         text = " ".join(ln.text for ln in sorted(lines, key=lambda ln: (round(ln.box[1] / 12), ln.box[0])))
+        caption = caption or ocr_title(lines, pix.height)
     drawn = (drawn or "curve") if kind == "vector" else None
     sig = region_signals(page, rect, kind, rows, png, drawn, caption, lines, drawings or [], clip)
     k = figkind.classify(sig, caption + " " + text)

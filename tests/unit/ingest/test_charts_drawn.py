@@ -637,3 +637,23 @@ def test_a_chart_whose_values_are_drawn_as_outlines_is_read_by_ocr():
     figs = figures.extract_figures(page, page.number + 1, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
     [fig] = [f for f in figs if f.crop and pymupdf.Rect(f.crop).contains(pymupdf.Point(400, 195))]
     assert "23%" in fig.ocr_text and "2023" in fig.ocr_text, fig.ocr_text
+
+
+def test_an_image_of_a_chart_without_a_caption_is_named_by_the_title_in_its_pixels():
+    """A chart pasted as an image, its title inside the image and no caption on the page: OCR's top line that is
+    a phrase names it."""
+    from rag.ingest.pipeline import _figure_ocr
+
+    src, drawn = _page()
+    drawn.insert_text((70, 120), "Comparison of Cumulative Total Return", fontsize=14)
+    _bars(drawn, 90, 300, [60, 90, 120, 150], ["2020", "2021", "2022", "2023"], ["$100", "$140", "$180", "$230"])
+    pix = drawn.get_pixmap(clip=pymupdf.Rect(50, 95, 360, 320), dpi=150)
+    doc, page = _page()
+    _prose(page, 60)
+    page.insert_image(pymupdf.Rect(60, 150, 370, 375), pixmap=pix)
+    _prose(page, 420)
+    page = _saved(doc)
+    cfg = IngestSettings()
+    figs = figures.extract_figures(page, page.number + 1, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
+    [fig] = [f for f in figs if f.kind == "raster"]
+    assert fig.caption == "Comparison of Cumulative Total Return", (fig.caption, fig.ocr_text)
