@@ -59,6 +59,8 @@ class Signals:
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
     periods: int = 0  # of the numbers, those that are periods (2019, '21): dates, not values
+    smooth: float = 0.0  # of neighbouring pixels (not both white), the share differing by a little: a photo's tones
+    sharp: float = 0.0  # and by much: the edges of flat shapes and letters (a logo, a drawing)
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
     pixels: str | None = None  # the chart type its rendered pixels show (rasterchart.py): images, and drawings
     # whose vector shapes gave no type
@@ -98,6 +100,26 @@ def pixel_stats(png: bytes, sample: int = 128) -> tuple[int, float, float]:
         return colours, white, flat
     except Exception:
         return 0, 1.0, 1.0
+
+
+def tone_stats(png: bytes) -> tuple[float, float]:
+    """(smooth, sharp): of the pairs of neighbouring pixels not both near-white, the share whose grey differs by a
+    little (2 to 24 of 255: a photograph's graded tones) and by much (the edge of a flat shape or a letter)."""
+    try:
+        pix = pymupdf.Pixmap(png)
+        if pix.alpha:
+            pix = pymupdf.Pixmap(pix, 0)
+        a = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)
+        step = max(1, max(pix.width, pix.height) // 200)  # about 200 pixels a side: an image enlarged for OCR
+        a = a[::step, ::step]  # reads as smooth at any picture's edge
+        grey = a[:, :, :3].mean(axis=2) if pix.n >= 3 else a[:, :, 0].astype(np.float64)
+        diff = np.abs(np.diff(grey, axis=1))
+        inked = diff[(grey[:, 1:] < 235) | (grey[:, :-1] < 235)]
+        if not inked.size:
+            return 0.0, 0.0
+        return float(((inked >= 2) & (inked <= 24)).mean()), float((inked > 24).mean())
+    except Exception:
+        return 0.0, 0.0
 
 
 def progression(values: list[float]) -> bool:
@@ -198,8 +220,8 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("logo", None, ["a small image with little text on the first page"])
     if s.repeated:
         return Kind("logo", None, ["the same image on several pages"])
-    if s.source == "raster" and s.white < 0.35 and s.words <= 8 and not s.axis:
-        return Kind("photo", None, [f"a picture without a white ground ({s.white:.0%} white) and without text"])
+    if (photo := _photo(s)) is not None:
+        return photo
     if s.source == "raster" and s.rel_area > 0.7 and s.words > 100 and not s.axis:
         return Kind("decoration", None, ["a scanned page of text"])
     if s.rows >= 3 and s.words >= 100 and words_per_row >= 15 and number_share < 0.1:
@@ -245,6 +267,19 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.words < 4 and s.numbers == 0 and not s.caption:
         return Kind("decoration", None, ["no text, no caption"])
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
+
+
+def _photo(s: Signals) -> Kind | None:
+    """An image without text: on no white ground, or of graded tones with few sharp edges (a portrait cut out on
+    white; a logo's flat shapes and letters have sharp edges)."""
+    if s.source != "raster" or s.words > 8 or s.axis:
+        return None
+    if s.white < 0.35:
+        return Kind("photo", None, [f"a picture without a white ground ({s.white:.0%} white) and without text"])
+    if s.smooth >= 0.25 and s.sharp <= 0.12:
+        return Kind("photo", None, [f"a picture of graded tones ({s.smooth:.0%} of its neighbouring pixels a little "
+                                    f"apart, {s.sharp:.0%} far apart) without text"])
+    return None
 
 
 def _plot_like(s: Signals, number_share: float) -> bool:
@@ -333,6 +368,8 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
               and (r.x1 or r.x0) <= rect.x1 + 2]
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
     s.colours, s.white, s.flat = pixel_stats(png)
+    if source == "raster":
+        s.smooth, s.sharp = tone_stats(png)
     # the shapes of the rendered pixels, where they can change the verdict (they cost a few milliseconds): an image
     # with figures in it (not a photo); curved drawings of no type with a value (a ring drawn in many pieces); and
     # strokes or bars without an axis (a ring drawn as thick arcs reads as lines, its legend's swatches as bars): a

@@ -95,3 +95,38 @@ def test_a_handwritten_signature_under_a_letter_is_decoration_and_a_logo_stays_a
     figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
     kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
     assert kinds == {430: "decoration", 600: "logo"}, [(f.bbox, f.figure_kind, f.kind_why) for f in figs]
+
+
+def test_a_black_and_white_portrait_on_white_is_a_photo_and_a_logo_of_its_size_a_logo():
+    """A board member's portrait cut out on white (grey tones graded into each other, no text) and a logo (flat
+    shapes, sharp edges) of the same size: the one a photo, the other a logo; neither is shown."""
+    import numpy as np
+    import pymupdf
+
+    from rag.config import IngestSettings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    h, w = 231, 197
+    y, x = np.mgrid[0:h, 0:w]
+    grey = np.full((h, w), 255.0)
+    figure = ((x - 98) / 55) ** 2 + ((y - 80) / 65) ** 2 <= 1  # a head
+    figure |= (y > 140) & (np.abs(x - 98) < 30 + (y - 140))  # shoulders
+    tones = 60 + 120 * (x / w) + 40 * np.sin(y / 17) + np.random.default_rng(7).normal(0, 3, (h, w))
+    grey[figure] = np.clip(tones, 0, 230)[figure]
+    portrait = pymupdf.Pixmap(pymupdf.csGRAY, w, h, grey.astype(np.uint8).tobytes(), False).tobytes("png")
+
+    def logo(p):
+        p.draw_circle((50, 50), 40, color=None, fill=(0.85, 0.1, 0.1))
+        p.draw_rect(pymupdf.Rect(100, 20, 230, 80), color=None, fill=(0.1, 0.3, 0.7))
+
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(50, 300, 545, 600), "We thank our shareholders for their trust. " * 20, fontsize=10)
+    page.insert_image(pymupdf.Rect(61, 130, 156, 240), stream=portrait)
+    page.insert_image(pymupdf.Rect(360, 650, 455, 700), stream=_image(logo))
+    saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+    figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
+    kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
+    assert sorted(kinds.values()) == ["logo", "photo"] and kinds[130] == "photo", [(f.bbox, f.figure_kind) for f in figs]
