@@ -59,6 +59,7 @@ class Signals:
     repeated: bool = False  # the same image on several pages
     time_axis: bool = False  # three or more periods (2019, FY20, Q3) set on one line
     periods: int = 0  # of the numbers, those that are periods (2019, '21): dates, not values
+    axis_title: bool = False  # a phrase set vertically along the left edge: the title of a vertical axis
     smooth: float = 0.0  # of neighbouring pixels (not both white), the share differing by a little: a photo's tones
     sharp: float = 0.0  # and by much: the edges of flat shapes and letters (a logo, a drawing)
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
@@ -174,6 +175,22 @@ def axis_ticks(words: list[tuple[float, float, float, float, str]]) -> bool:
     return False
 
 
+_AXIS_WHY = {True: "tick numbers", False: "titled vertically at its left"}
+
+
+def vertical_title(page: pymupdf.Page, rect: pymupdf.Rect) -> bool:
+    """One phrase (two words or more) set vertically, along the region's left edge or just left of it: a vertical
+    axis's title ("Business relevance", "Index Value"), which a diagram's boxes do not carry."""
+    try:
+        blocks = page.get_text("dict", clip=rect + (-0.15 * rect.width, 0, 0, 0))["blocks"]
+    except Exception:
+        return False
+    phrases = [ln for b in blocks for ln in b.get("lines", []) if abs(ln["dir"][0]) < 0.1 and sum(
+        bool(re.search(r"[A-Za-z]{2}", w)) for sp in ln.get("spans", []) for w in sp["text"].split()) >= 2]
+    # one: a diagram may set several of its labels on end (the stages of a value chain), an axis has one title
+    return len(phrases) == 1 and phrases[0]["bbox"][0] <= rect.x0 + 0.08 * rect.width
+
+
 def _caption_kind(text: str) -> str | None:
     for pat, kind in _CAPTION_KIND:
         if pat.search(text):
@@ -230,8 +247,8 @@ def classify(s: Signals, text: str = "") -> Kind:
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
     if s.source == "vector" and s.rel_area < 0.03 and s.numbers == 0 and s.words <= 12:
         return Kind("decoration", None, ["a small drawing without figures"])
-    if s.axis and family(s.drawn) in ("curve", "line", "pie", "scatter"):
-        return Kind("chart", chart_type_of(s, text), ["plotted marks and tick numbers along an axis"])
+    if (s.axis or s.axis_title) and family(s.drawn) in ("curve", "line", "pie", "scatter"):
+        return Kind("chart", chart_type_of(s, text), [f"plotted marks along an axis ({_AXIS_WHY[s.axis]})"])
     if s.source == "raster" and family(s.pixels) == "bar" and s.numbers >= 3 and number_share >= 0.5 and cap != "table":
         return Kind("chart", chart_type_of(s, text), ["an image of bars whose words are mostly values (in rows, "
                                                        "like a table's)"])
@@ -364,6 +381,7 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     s.words, s.numbers = len(words), sum(bool(_NUMBER.match(w[4])) for w in words)
     s.periods = sum(bool(_NUMBER.match(w[4]) and _DATE.match(w[4])) for w in words)
     s.axis, s.time_axis = axis_ticks(words), time_axis(words)
+    s.axis_title = vertical_title(page, labels or rect)
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
               and (r.x1 or r.x0) <= rect.x1 + 2]
     s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)

@@ -76,3 +76,26 @@ def test_a_crop_holds_the_title_and_labels_and_not_its_neighbours(path, page, re
         assert w in text, (w, text[:300])
     for u in unwanted:
         assert u not in text, (u, text[:300])
+
+
+def test_a_materiality_matrix_titled_on_its_vertical_axis_is_a_chart_and_value_chains_labelled_on_end_are_not():
+    """ATOSS's materiality matrix (bubbles, no tick numbers, its vertical axis titled on end) is a chart; Addiko's
+    value chain and governance chain, several of whose labels are set on end, stay diagrams."""
+    import pymupdf
+
+    from rag.config import Settings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    corpus_or_skip("esg", "atoss_sustainability_report_2023.pdf")
+
+    def kinds(path: str, page_no: int, box: tuple) -> list[str]:
+        doc = pymupdf.open(CORPUS / path)
+        page = doc[page_no - 1]
+        figs = figures.extract_figures(page, page_no, page_rows(page), figures.repeated_image_digests(doc),
+                                       Settings().ingest, set())
+        return [f.figure_kind for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(box))]
+
+    assert "chart" in kinds("esg/atoss_sustainability_report_2023.pdf", 7, (109, 211, 519, 507))
+    assert "chart" not in kinds("esg/addiko_sustainability_report_2023.pdf", 14, (35, 189, 550, 756))
+    assert "chart" not in kinds("esg/addiko_sustainability_report_2023.pdf", 33, (121, 150, 236, 757))

@@ -130,3 +130,4 @@ def test_a_black_and_white_portrait_on_white_is_a_photo_and_a_logo_of_its_size_a
     figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
     kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
     assert sorted(kinds.values()) == ["logo", "photo"] and kinds[130] == "photo", [(f.bbox, f.figure_kind) for f in figs]
+
