@@ -22,9 +22,8 @@ def _prose(page: pymupdf.Page, y: float, lines: int = 4) -> None:
     page.insert_textbox(rect, " ".join([PROSE] * 3), fontsize=10)
 
 
-def _donut(page: pymupdf.Page, centre: tuple[float, float], r: float, shares: list[float], names: list[str],
-           hole: bool = True) -> None:
-    c = pymupdf.Point(*centre)
+def _sectors(page: pymupdf.Page, c: pymupdf.Point, r: float, shares: list[float]) -> None:
+    """A pie's sectors, one colour each, from three o'clock."""
     start = pymupdf.Point(c.x + r, c.y)
     for share, colour in zip(shares, COLOURS):
         sh = page.new_shape()
@@ -32,6 +31,12 @@ def _donut(page: pymupdf.Page, centre: tuple[float, float], r: float, shares: li
         sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
         sh.commit()
         start = end
+
+
+def _donut(page: pymupdf.Page, centre: tuple[float, float], r: float, shares: list[float], names: list[str],
+           hole: bool = True) -> None:
+    c = pymupdf.Point(*centre)
+    _sectors(page, c, r, shares)
     if hole:
         sh = page.new_shape()
         sh.draw_circle(c, r * 0.55)
@@ -359,13 +364,7 @@ def test_a_donut_s_crop_reaches_along_its_leader_lines_to_its_labels():
     _prose(page, 60)
     page.insert_text((60, 160), "Shareholder structure", fontsize=11, fontname="hebo")
     c = pymupdf.Point(200, 260)
-    start = pymupdf.Point(c.x + 60, c.y)
-    for share, colour in zip([0.6, 0.33, 0.07], COLOURS[:3], strict=True):
-        sh = page.new_shape()
-        end = sh.draw_sector(c, start, 360 * share, fullSector=True)
-        sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
-        sh.commit()
-        start = end
+    _sectors(page, c, 60, [0.6, 0.33, 0.07])
     sh = page.new_shape()
     sh.draw_circle(c, 33)
     sh.finish(fill=(1, 1, 1), color=None)
@@ -566,14 +565,7 @@ def test_a_rating_chart_s_grades_are_its_values_by_year():
 def _donut_labelled_left(page: pymupdf.Page, top: float) -> None:
     """A donut whose segments are named in a column of labels at its top left, the first level with its top, each
     on a leader line to its segment."""
-    c = pymupdf.Point(330, top + 80)
-    start = pymupdf.Point(c.x + 70, c.y)
-    for share, colour in zip([0.5, 0.3, 0.2], COLOURS[:3], strict=True):
-        sh = page.new_shape()
-        end = sh.draw_sector(c, start, 360 * share, fullSector=True)
-        sh.finish(fill=colour, color=(1, 1, 1), width=0.5)
-        sh.commit()
-        start = end
+    _sectors(page, pymupdf.Point(330, top + 80), 70, [0.5, 0.3, 0.2])
     for i, (name, value) in enumerate([("Purchased goods", "1,210 kt"), ("Upstream transport", "236 kt"),
                                        ("Other categories", "249 kt")]):
         page.insert_text((70, top + 12 + 34 * i), name, fontsize=10)

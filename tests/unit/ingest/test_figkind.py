@@ -63,6 +63,23 @@ def _image(draw) -> bytes:
     return page.get_pixmap(dpi=144).tobytes("png")
 
 
+def _logo(p) -> None:
+    """A company's logo: filled shapes of two colours."""
+    import pymupdf
+
+    p.draw_circle((50, 50), 40, color=None, fill=(0.85, 0.1, 0.1))
+    p.draw_rect(pymupdf.Rect(100, 20, 230, 80), color=None, fill=(0.1, 0.3, 0.7))
+
+
+def _letter_page():
+    """A document of a cover and a page to draw on (what is on the first page is read as a cover or a logo)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    return doc, doc.new_page(width=595, height=842)
+
+
 def test_a_handwritten_signature_under_a_letter_is_decoration_and_a_logo_stays_a_logo():
     """A letter's signature (one ink's thin strokes on white, over the signer's name) and a company's logo (filled
     shapes of two colours) are images of the same size below the page's top: the one is decoration, the other a
@@ -80,17 +97,11 @@ def test_a_handwritten_signature_under_a_letter_is_decoration_and_a_logo_stays_a
         sh.finish(color=(0.1, 0.1, 0.35), width=1.2, closePath=False)
         sh.commit()
 
-    def logo(p):
-        p.draw_circle((50, 50), 40, color=None, fill=(0.85, 0.1, 0.1))
-        p.draw_rect(pymupdf.Rect(100, 20, 230, 80), color=None, fill=(0.1, 0.3, 0.7))
-
-    doc = pymupdf.open()
-    doc.new_page(width=595, height=842)
-    page = doc.new_page(width=595, height=842)
+    doc, page = _letter_page()
     page.insert_textbox(pymupdf.Rect(50, 80, 545, 400), "We thank our shareholders for their trust. " * 20, fontsize=10)
     page.insert_image(pymupdf.Rect(60, 430, 180, 480), stream=_image(signature))
     page.insert_text((60, 495), "Jane Doe, Chief Executive Officer", fontsize=9)
-    page.insert_image(pymupdf.Rect(360, 600, 480, 650), stream=_image(logo))
+    page.insert_image(pymupdf.Rect(360, 600, 480, 650), stream=_image(_logo))
     saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
     figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
     kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
@@ -116,16 +127,10 @@ def test_a_black_and_white_portrait_on_white_is_a_photo_and_a_logo_of_its_size_a
     grey[figure] = np.clip(tones, 0, 230)[figure]
     portrait = pymupdf.Pixmap(pymupdf.csGRAY, w, h, grey.astype(np.uint8).tobytes(), False).tobytes("png")
 
-    def logo(p):
-        p.draw_circle((50, 50), 40, color=None, fill=(0.85, 0.1, 0.1))
-        p.draw_rect(pymupdf.Rect(100, 20, 230, 80), color=None, fill=(0.1, 0.3, 0.7))
-
-    doc = pymupdf.open()
-    doc.new_page(width=595, height=842)
-    page = doc.new_page(width=595, height=842)
+    doc, page = _letter_page()
     page.insert_textbox(pymupdf.Rect(50, 300, 545, 600), "We thank our shareholders for their trust. " * 20, fontsize=10)
     page.insert_image(pymupdf.Rect(61, 130, 156, 240), stream=portrait)
-    page.insert_image(pymupdf.Rect(360, 650, 455, 700), stream=_image(logo))
+    page.insert_image(pymupdf.Rect(360, 650, 455, 700), stream=_image(_logo))
     saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
     figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
     kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
