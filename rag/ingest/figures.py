@@ -16,6 +16,7 @@ from rag.ingest import chartread, figkind, layout
 from rag.ingest import crop as cropmod
 from rag.ingest.drawn import cell_grid, chart_of, family
 from rag.ingest.layout import Row
+from rag.ingest.rasterchart import round_chart_type
 from rag.ingest.pdf import Drawing, render
 from rag.ingest.rasterchart import solid_shapes
 from rag.ingest.regions import vector_groups
@@ -174,13 +175,23 @@ def _vector_regions(page: pymupdf.Page, taken: list[pymupdf.Rect], cfg: IngestSe
         if family(chart_type) == "bar" and _looks_like_table(rect, rows):
             words = words if words is not None else _words(page)
             if _shapes_hold_words(inside, words):
-                continue
+                chart_type = _ring(page, rect, cfg)  # a ring drawn as thick arcs reads as bars holding its labels
+                if chart_type is None:
+                    continue
         grown = _grow_to_labels(rect, rows)
         # a small chart is still a chart (a rating's three bars, one 100% bar): its labels make up its size
         size = grown | _axis_span(rect, lines)
         if size.width >= cfg.min_figure_pt * 0.75 and size.height >= cfg.min_figure_pt * 0.4:
             out.append((grown, chart_type))
     return out
+
+
+def _ring(page: pymupdf.Page, rect: pymupdf.Rect, cfg: IngestSettings) -> str | None:
+    """"pie" or "donut" when the region's pixels show one (at the figure resolution), else None."""
+    try:
+        return round_chart_type(render(page, cfg.figure_dpi / 72, clip=rect).tobytes("png"))
+    except Exception:
+        return None
 
 
 def _axis_span(rect: pymupdf.Rect, lines: list[cropmod.TextLine], reach: float = 24) -> pymupdf.Rect:

@@ -99,3 +99,21 @@ def test_a_materiality_matrix_titled_on_its_vertical_axis_is_a_chart_and_value_c
     assert "chart" in kinds("esg/atoss_sustainability_report_2023.pdf", 7, (109, 211, 519, 507))
     assert "chart" not in kinds("esg/addiko_sustainability_report_2023.pdf", 14, (35, 189, 550, 756))
     assert "chart" not in kinds("esg/addiko_sustainability_report_2023.pdf", 33, (121, 150, 236, 757))
+
+
+def test_a_ring_whose_arcs_read_as_bars_holding_its_labels_is_a_donut_not_a_table():
+    """MTU's shareholder structure by region: a ring drawn as thick arcs, its labels and values inside the arcs'
+    boxes, reads as bars holding words (a table's shaded cells); its pixels show the ring, so it is a donut."""
+    import pymupdf
+
+    from rag.config import Settings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    corpus_or_skip("esg", "mtu_aero_engines_annual_report_2023.pdf")
+    doc = pymupdf.open(CORPUS / "esg/mtu_aero_engines_annual_report_2023.pdf")
+    page = doc[16]
+    figs = figures.extract_figures(page, 17, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
+                                   set())
+    ring = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(560, 330, 700, 440))]
+    assert [(f.figure_kind, f.chart_type) for f in ring] == [("chart", "donut")], [(f.bbox, f.chart_type) for f in figs]
