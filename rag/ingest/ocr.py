@@ -38,7 +38,7 @@ def _get_engine(name: str = "rapidocr"):
 
 
 def _plain(text: str) -> str:
-    """OCR's text in its compatibility form: a full-width "９２％" (the models are trained on CJK text too) is "92%"."""
+    """OCR's text in its compatibility form: a full-width "９２％" (the models read CJK text too) is "92%"."""
     return unicodedata.normalize("NFKC", text).strip()
 
 

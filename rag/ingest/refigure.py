@@ -49,8 +49,8 @@ def classify_region(page: pymupdf.Page, rect: pymupdf.Rect, source: str, png: by
     text = figmod.text_inside(page, rect)
     drawings = figmod.page_drawings(page) if source == "vector" else []
     drawn = _drawn(drawings, rect) if source == "vector" else None
-    if settings.ingest.ocr and figmod.needs_ocr(source, drawn, figmod.drawings_in(drawings, rect), rect, page.rect, text) \
-            and not is_photo(png):
+    inside = figmod.drawings_in(drawings, rect)
+    if settings.ingest.ocr and figmod.needs_ocr(source, drawn, inside, rect, page.rect, text) and not is_photo(png):
         lines = ocr_image(png, settings.ingest.ocr_engine)
         text = " ".join(ln.text for ln in lines)
     clip = cropmod.display_crop(page, rect, source == "raster", cropmod.text_lines(page), drawings, [])

@@ -128,11 +128,13 @@ def test_a_black_and_white_portrait_on_white_is_a_photo_and_a_logo_of_its_size_a
     portrait = pymupdf.Pixmap(pymupdf.csGRAY, w, h, grey.astype(np.uint8).tobytes(), False).tobytes("png")
 
     doc, page = _letter_page()
-    page.insert_textbox(pymupdf.Rect(50, 300, 545, 600), "We thank our shareholders for their trust. " * 20, fontsize=10)
+    page.insert_textbox(pymupdf.Rect(50, 300, 545, 600), "We thank our shareholders for their trust. " * 20,
+                        fontsize=10)
     page.insert_image(pymupdf.Rect(61, 130, 156, 240), stream=portrait)
     page.insert_image(pymupdf.Rect(360, 650, 455, 700), stream=_image(_logo))
     saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
     figs = figures.extract_figures(saved, 2, page_rows(saved), set(), IngestSettings(ocr=False), set())
     kinds = {round(f.bbox[1]): f.figure_kind for f in figs}
-    assert sorted(kinds.values()) == ["logo", "photo"] and kinds[130] == "photo", [(f.bbox, f.figure_kind) for f in figs]
+    assert sorted(kinds.values()) == ["logo", "photo"] and kinds[130] == "photo", [(f.bbox, f.figure_kind)
+                                                                                    for f in figs]
 
