@@ -492,32 +492,31 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect, furniture: list[pymupd
     return ""
 
 
-def glyphs_drawn(drawn: str | None, drawings: list[Drawing], rect: pymupdf.Rect | None = None,
-                 page: pymupdf.Rect | None = None) -> bool:
+def glyphs_drawn(drawn: str | None, drawings: list[Drawing]) -> bool:
     """A drawn chart whose labels are drawn as shapes (a plotting library's text as paths): eight or more small
-    filled shapes of many curves and lines each, the size of letters and digits; or, in a chart or any drawing of
-    no type that is not small (`rect` against `page`), words drawn so: three glyphs or more in runs along a line."""
-    glyphs = [d for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6]
-    if drawn in figkind.CHART_TYPES and sum(1 for d in glyphs if d["rect"].width <= 14 and d["rect"].height <= 14) >= 8:
-        return True
-    if drawn not in (*figkind.CHART_TYPES, "curve", None) or rect is None or page is None \
-            or rect.get_area() < 0.03 * page.get_area():
+    filled shapes of many curves and lines each, the size of letters and digits."""
+    if drawn not in figkind.CHART_TYPES:
         return False
-    return _glyph_runs([d["rect"] for d in glyphs if 4 <= d["rect"].height <= 40
-                        and d["rect"].width <= 1.5 * d["rect"].height]) >= 3
+    glyphs = sum(1 for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6
+                 and d["rect"].width <= 14 and d["rect"].height <= 14)
+    return glyphs >= 8
 
 
 def needs_ocr(source: str, drawn: str | None, drawings: list[Drawing], rect: pymupdf.Rect, page: pymupdf.Rect,
               text: str) -> bool:
-    """OCR reads a region: an image without a text layer; a drawing whose labels are shapes (glyphs_drawn) and
-    whose text layer holds no words, or fewer than two of its values (its title and names are text, its figures
-    drawn: "23%" as paths beside "2023" and "by 2030")."""
-    if source == "raster":
-        return len(text) < 20
-    if not glyphs_drawn(drawn, drawings, rect, page):
+    """OCR reads a region: an image without a text layer; a drawn chart whose labels are all shapes
+    (glyphs_drawn); or a drawing, not small, whose text layer is a chart's few words (a title, names, years) without
+    two of its values, beside words drawn as outlines (three glyphs or more in runs along a line: "23%" as paths
+    beside "2023" and "by 2030"). A drawing of many words is a diagram, not a chart missing its figures."""
+    if len(text) < 20 and (source == "raster" or glyphs_drawn(drawn, drawings)):
+        return True
+    if source == "raster" or drawn not in (*figkind.CHART_TYPES, "curve", None) \
+            or rect.get_area() < 0.03 * page.get_area() or len(text.split()) > 25:
         return False
     values = [n for n in re.findall(r"\d[\d,.]*", text) if not re.fullmatch(r"(?:19|20)\d\d", n)]
-    return len(text) < 20 or len(values) < 2
+    return len(values) < 2 and _glyph_runs([d["rect"] for d in drawings if d.get("fill") is not None
+                                            and len(d["items"]) >= 6 and 4 <= d["rect"].height <= 40
+                                            and d["rect"].width <= 1.5 * d["rect"].height]) >= 3
 
 
 def ocr_title(lines: list, height: int) -> str:

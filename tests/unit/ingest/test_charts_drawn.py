@@ -629,6 +629,11 @@ def test_a_chart_whose_values_are_drawn_as_outlines_is_read_by_ocr():
     figs = figures.extract_figures(page, page.number + 1, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
     [fig] = [f for f in figs if f.crop and pymupdf.Rect(f.crop).contains(pymupdf.Point(400, 195))]
     assert "23%" in fig.ocr_text and "2023" in fig.ocr_text, fig.ocr_text
+    # the same outlines in a drawing of many words (a diagram's boxes, not a chart missing its figures): no OCR
+    rect = pymupdf.Rect(fig.bbox)
+    drawings = figures.drawings_in(figures.page_drawings(page), rect)
+    assert figures.needs_ocr("vector", None, drawings, rect, page.rect, "2023")
+    assert not figures.needs_ocr("vector", None, drawings, rect, page.rect, "Our stakeholders and partners " * 6)
 
 
 def test_an_image_of_a_chart_without_a_caption_is_named_by_the_title_in_its_pixels():
