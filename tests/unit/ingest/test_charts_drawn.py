@@ -633,7 +633,7 @@ def test_a_chart_whose_values_are_drawn_as_outlines_is_read_by_ocr():
     rect = pymupdf.Rect(fig.bbox)
     drawings = figures.drawings_in(figures.page_drawings(page), rect)
     assert figures.needs_ocr("vector", None, drawings, rect, page.rect, "2023")
-    assert not figures.needs_ocr("vector", None, drawings, rect, page.rect, "Our stakeholders and partners " * 6)
+    assert not figures.needs_ocr("vector", None, drawings, rect, page.rect, "Our stakeholders and partners " * 7)
 
 
 def test_an_image_of_a_chart_without_a_caption_is_named_by_the_title_in_its_pixels():
