@@ -16,9 +16,8 @@ from rag.ingest import chartread, figkind, layout
 from rag.ingest import crop as cropmod
 from rag.ingest.drawn import cell_grid, chart_of, family
 from rag.ingest.layout import Row
-from rag.ingest.rasterchart import round_chart_type
 from rag.ingest.pdf import Drawing, render
-from rag.ingest.rasterchart import solid_shapes
+from rag.ingest.rasterchart import round_chart_type, solid_shapes
 from rag.ingest.regions import vector_groups
 from rag.words import shorten
 
