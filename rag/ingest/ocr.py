@@ -56,13 +56,13 @@ def _padded(png: bytes) -> bytes:
     try:
         from PIL import Image
 
-        im = Image.open(io.BytesIO(png))
+        with Image.open(io.BytesIO(png)) as src:
+            im = src.convert("RGB")
         w, h = im.size
         short, long = min(w, h), max(w, h)
         want = min(DET_SIDE, long / ASPECT)
         if short >= DET_SIDE or short >= want:
             return png
-        im = im.convert("RGB")
         out = Image.new("RGB", (w, round(want)) if w >= h else (round(want), h), _border(im))
         out.paste(im, (0, 0))
         buf = io.BytesIO()
