@@ -57,12 +57,12 @@ def _padded(png: bytes) -> bytes:
         from PIL import Image
 
         with Image.open(io.BytesIO(png)) as src:
+            w, h = src.size
+            short, long = min(w, h), max(w, h)
+            want = min(DET_SIDE, long / ASPECT)
+            if short >= DET_SIDE or short >= want:
+                return png
             im = src.convert("RGB")
-        w, h = im.size
-        short, long = min(w, h), max(w, h)
-        want = min(DET_SIDE, long / ASPECT)
-        if short >= DET_SIDE or short >= want:
-            return png
         out = Image.new("RGB", (w, round(want)) if w >= h else (round(want), h), _border(im))
         out.paste(im, (0, 0))
         buf = io.BytesIO()
