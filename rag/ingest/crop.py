@@ -27,6 +27,7 @@ SIDE_REACH = 90.0  # axis values, callouts and legends beside the plot
 TITLE_REACH = 30.0
 LEADER_REACH = 12.0  # a leader line ends this close to its label
 KEY_REACH = 40.0  # a legend's swatches are set at most this far from the plot
+GROUND_PAD = 3.0  # the ground around a panel is read this far off its edge
 TRIM_DPI = 50  # an image's background margins are found at this resolution
 BLEED = 0.02  # an image this close to the page's edge (a share of the page) bleeds to it
 
@@ -200,10 +201,20 @@ def _leaders(graphic: pymupdf.Rect, drawings: list[Drawing], labels: list[pymupd
 
 
 def framed(graphic: pymupdf.Rect, drawings: list[Drawing]) -> bool:
-    """A chart drawn in a box of its own: its labels and legend are inside the box."""
+    """A chart drawn in a box of its own: its labels and legend are inside the box. The box is a rectangle's
+    outline (a line chart's series may span the plot as widely, but it is no box)."""
     area = graphic.get_area()
     return area > 0 and any(d["rect"] in graphic + (-2, -2, 2, 2) and d["rect"].get_area() > 0.9 * area
-                            and d.get("type") in ("s", "fs") for d in drawings)
+                            and d.get("type") in ("s", "fs") and _box_path(d) for d in drawings)
+
+
+def _box_path(d: Drawing) -> bool:
+    """A rectangle's path: one rectangle, or three to five straight strokes, each level or upright."""
+    items = d["items"]
+    if len(items) == 1:
+        return items[0][0] in ("re", "qu")
+    return 3 <= len(items) <= 5 and all(it[0] == "l" and (abs(it[1].x - it[2].x) < 0.5 or abs(it[1].y - it[2].y) < 0.5)
+                                        for it in items)
 
 
 def _margin_band(page: pymupdf.Rect, b: pymupdf.Rect) -> bool:
@@ -234,7 +245,8 @@ def _labels(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], r
             near = not raster and not _ends_paragraph(ln, lines) and not _in_text_column(ln, graphic, lines) \
                 and not _other_column(ln, graphic, lines) \
                 and not _margin_band(page_rect, ln.rect) \
-                and (_stacked(box, graphic, ln.rect) or (ln.words <= 5 and _beside(box, graphic, ln.rect)))
+                and (_stacked(box, graphic, ln.rect) or (ln.words <= 5 and _beside(box, graphic, ln.rect))) \
+                and not _table_cell(ln, lines, graphic)
             if inside or near:
                 taken.add(i)
                 if not inside:
@@ -323,6 +335,28 @@ def _data_row(ln: TextLine, lines: list[TextLine], box: pymupdf.Rect) -> bool:
     return len(bare) >= 3
 
 
+def _table_cell(ln: TextLine, lines: list[TextLine], g: pymupdf.Rect) -> bool:
+    """A cell of a table set beside the graphic: its row runs on away from the graphic, with two cells or more
+    and a row label among them (a table's "Highest price for the year | € | 244.50 | 216.20"), where a chart's
+    side label (an axis value, a callout) ends its row; or a figure alone (a column's head, "2022") over two
+    such cells of its column."""
+    if _row_cell(ln, lines, g):
+        return True
+    if not _BARE.fullmatch(ln.text.strip()):
+        return False
+    column = [o for o in lines if o is not ln and 0 < o.rect.y0 - ln.rect.y0 < 12 * ln.size
+              and (abs(o.rect.x1 - ln.rect.x1) < 2 or abs(o.rect.x0 - ln.rect.x0) < 2)]
+    return sum(_row_cell(o, lines, g) for o in column[:6]) >= 2
+
+
+def _row_cell(ln: TextLine, lines: list[TextLine], g: pymupdf.Rect) -> bool:
+    mid = (ln.rect.y0 + ln.rect.y1) / 2
+    left = ln.rect.x1 <= g.x0 + 2
+    far = [o for o in lines if o is not ln and not o.prose and abs((o.rect.y0 + o.rect.y1) / 2 - mid) < ln.size / 2
+           and (o.rect.x1 <= ln.rect.x0 if left else o.rect.x0 >= ln.rect.x1) and not o.rect.intersects(g)]
+    return len(far) >= 2 and any(sum(c.isalpha() for c in o.text) >= 3 for o in far)
+
+
 def _ends_paragraph(ln: TextLine, lines: list[TextLine]) -> bool:
     """The short last line of a paragraph of prose, not a title: prose sits right above it at its size."""
     return any(o.prose and 0 <= ln.rect.y0 - o.rect.y1 < ln.size * 0.8 and abs(o.size - ln.size) < 1
@@ -349,17 +383,38 @@ def _fence(crop: pymupdf.Rect, keep: pymupdf.Rect, walls: list[pymupdf.Rect]) ->
     return crop
 
 
-def panel_of(graphic: pymupdf.Rect, drawings: list[Drawing]) -> pymupdf.Rect | None:
+def panel_of(graphic: pymupdf.Rect, drawings: list[Drawing], page: pymupdf.Page | None = None) -> pymupdf.Rect | None:
     """The smallest panel a graphic is drawn on: a filled or framed rectangle around it, not much larger than a
-    figure (a page background or a column's tint is no panel)."""
-    best = None
-    for d in drawings:
-        r = d["rect"]
-        if len(d["items"]) != 1 or d["items"][0][0] not in ("re", "qu") or not r.contains(graphic) or r == graphic:
-            continue
-        if r.get_area() < 6 * graphic.get_area() and (best is None or r.get_area() < best.get_area()):
-            best = pymupdf.Rect(r)
-    return best
+    figure (a page background or a column's tint is no panel), and, given the page, one a reader sees."""
+    boxes = sorted((d for d in drawings if len(d["items"]) == 1 and d["items"][0][0] in ("re", "qu")
+                    and d["rect"].contains(graphic) and d["rect"] != graphic
+                    and d["rect"].get_area() < 6 * graphic.get_area()), key=lambda d: d["rect"].get_area())
+    for d in boxes:
+        if page is None or not _unseen(page, d):
+            return pymupdf.Rect(d["rect"])
+    return None
+
+
+def _unseen(page: pymupdf.Page, box: Drawing) -> bool:
+    """A box no reader sees: unstroked, and filled with the colour of the ground around it (a chart's own white
+    background, as a design tool exports it, on a white page). Such a box bounds nothing; a tint or a frame does."""
+    fill, r = box.get("fill"), box["rect"]
+    if fill is None or (box.get("color") is not None and (box.get("width") or 0) > 0):
+        return False
+    try:
+        outer = (r + (-GROUND_PAD, -GROUND_PAD, GROUND_PAD, GROUND_PAD)) & page.rect
+        pix = page.get_pixmap(clip=outer, dpi=72, colorspace=pymupdf.csRGB, alpha=False)
+    except Exception:
+        return False
+    a = np.frombuffer(pix.samples, np.uint8).reshape(pix.h, pix.w, 3)
+    k = max(1, int(GROUND_PAD * pix.w / max(outer.width, 1)) - 1)  # the ring's width in pixels, off the box's edge
+    sides = [a[:k], a[-k:], a[:, :k], a[:, -k:]]
+    gaps = [r.y0 - outer.y0, outer.y1 - r.y1, r.x0 - outer.x0, outer.x1 - r.x1]  # a side at the page's edge has none
+    ring = [side.reshape(-1, 3) for side, gap in zip(sides, gaps, strict=True) if gap >= GROUND_PAD - 0.5]
+    if not ring:
+        return False
+    ground = np.median(np.concatenate(ring), axis=0)
+    return bool(np.abs(ground - np.array(fill[:3]) * 255).max() <= 12)
 
 
 def _panel_labels(panel: pymupdf.Rect, graphic: pymupdf.Rect, lines: list[TextLine], others: list[pymupdf.Rect],
@@ -450,5 +505,5 @@ def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: 
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
     graphic = graphic_of(region, raster, drawings, [ln.rect for ln in lines if not ln.prose and ln.words <= 10], others)
     graphic = content_of(page, graphic) if raster else graphic
-    panel = panel_of(graphic, drawings) if not raster else None
+    panel = panel_of(graphic, drawings, page) if not raster else None
     return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel)

@@ -49,7 +49,7 @@ class Signals:
     words: int = 0  # text-layer (or OCR) words inside
     numbers: int = 0  # of which numbers
     axis: bool = False  # numbers in an arithmetic progression along a line: an axis's ticks
-    table_rows: int = 0  # table rows (label and figures) inside
+    table_rows: int = 0  # table rows (label and figures) inside, or running through it
     rows: int = 0  # text rows inside
     drawn: str | None = None  # the vector drawings' verdict: bar | line | pie | curve | rules | None
     colours: int = 0  # distinct colours of the rendered crop (16 levels a channel)
@@ -384,7 +384,12 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     s.axis_title = vertical_title(page, labels or rect)
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
               and (r.x1 or r.x0) <= rect.x1 + 2]
-    s.rows, s.table_rows = len(inside), sum(1 for r in inside if r.is_table)
+    # a table's rows that run through the region from both sides: it is a shaded column of that table, its
+    # "bars" the column's cells
+    through = sum(1 for r in rows if r.is_table and r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2
+                  and r.x0 < rect.x0 - 2 and (r.x1 or r.x0) > rect.x1 + 2)
+    s.rows, s.table_rows = len(inside) + through, sum(1 for r in inside if r.is_table) + through
+    s.bare_bars = bare_bars and through < 3
     s.colours, s.white, s.flat = pixel_stats(png)
     if source == "raster":
         s.smooth, s.sharp = tone_stats(png)

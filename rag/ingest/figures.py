@@ -393,9 +393,18 @@ def _line_over(rect: pymupdf.Rect, display: pymupdf.Rect, lines: list[cropmod.Te
     (`furniture`)."""
     over = [ln for ln in lines if not ln.prose and ln.rect.y1 <= rect.y0 + 2 and display.contains(ln.rect)
             and ln.rect not in furniture]
-    for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
+    def titled(ln: cropmod.TextLine) -> bool:
         t = ln.text.strip()
-        if 2 <= ln.words <= 14 and re.search(r"[A-Za-z]{3}", t) and not t.endswith(".") and not t[:1].islower():
+        return 2 <= ln.words <= 14 and bool(re.search(r"[A-Za-z]{3}", t)) and not t.endswith(".") \
+            and not t[:1].islower()
+
+    for ln in sorted(over, key=lambda ln: -ln.rect.y1)[:2]:
+        if titled(ln):
+            t = ln.text.strip()
+            if t.startswith("("):  # a title's parenthetical second line ("(indexed; Dec. 31, 2022 = 100)")
+                head = [o for o in over if 0 <= ln.rect.y0 - o.rect.y1 < 0.6 * ln.size and titled(o)
+                        and min(o.rect.x1, ln.rect.x1) > max(o.rect.x0, ln.rect.x0)]
+                t = f"{max(head, key=lambda o: o.rect.y1).text.strip()} {t}" if head else t
             return t
     return ""
 

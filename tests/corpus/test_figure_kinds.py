@@ -117,3 +117,32 @@ def test_a_ring_whose_arcs_read_as_bars_holding_its_labels_is_a_donut_not_a_tabl
                                    set())
     ring = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(560, 330, 700, 440))]
     assert [(f.figure_kind, f.chart_type) for f in ring] == [("chart", "donut")], [(f.bbox, f.chart_type) for f in figs]
+
+
+def test_a_page_of_a_chart_a_table_and_a_donut_keeps_each_to_itself():
+    """MTU's share page: a line chart on a white box of its own (no reader sees the box) with its legend set beside
+    it and a title over a parenthetical line; a table whose current-year column is shaded, its row rules drawn
+    through the shading; the shareholder donut set just right of the table's last column.
+    - The shaded column is the table's, no stacked bar.
+    - The line chart's crop takes its legend and its two-line title, and it is named by both lines.
+    - The donut's crop takes none of the table's cells, its column head included."""
+    import pymupdf
+
+    from rag.config import Settings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    corpus_or_skip("esg", "mtu_aero_engines_annual_report_2023.pdf")
+    doc = pymupdf.open(CORPUS / "esg/mtu_aero_engines_annual_report_2023.pdf")
+    page = doc[16]
+    figs = figures.extract_figures(page, 17, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
+                                   set())
+    charts = sorted((f for f in figs if f.figure_kind == "chart"), key=lambda f: f.bbox[0])
+    assert [f.chart_type for f in charts] == ["line", "donut"], [(f.bbox, f.figure_kind, f.chart_type) for f in figs]
+    line, donut = charts
+    assert line.caption.startswith("[T3] MTU share performance") and "(indexed" in line.caption, line.caption
+    shown = page.get_textbox(pymupdf.Rect(line.crop))
+    assert "Stoxx Europe" in shown and "DAX" in shown and "[T3]" in shown, shown
+    shown = page.get_textbox(pymupdf.Rect(donut.crop))
+    assert "USA" in shown and "Retail investors" in shown, shown
+    assert not any(cell in shown for cell in ("216.20", "2022", "+13", "10,808", "Stoxx")), shown

@@ -152,3 +152,65 @@ def test_an_image_padded_with_white_to_the_page_edge_is_cropped_to_what_it_shows
     full = pymupdf.Rect(300, 400, 500, 500)
     page.insert_image(full, pixmap=pix)
     assert cropmod.content_of(pymupdf.open(stream=doc.tobytes(), filetype="pdf")[0], full) == full
+
+
+def _line_chart_on_box(page, fill) -> pymupdf.Rect:
+    """A line chart drawn on a box of its own (as a design tool exports it), its legend set beside the box."""
+    page.draw_rect(pymupdf.Rect(56, 180, 342, 312), color=None, fill=fill)
+    for k, y in enumerate((120, 150, 200)):
+        pts = [pymupdf.Point(80 + 25 * i, 200 + (y / 3 + 7 * i * (k - 1)) % 80) for i in range(10)]
+        page.draw_polyline(pts, color=(0.1 * k, 0.3, 0.8 - 0.2 * k), width=1.2)
+    for i, v in enumerate((140, 120, 100, 80)):
+        page.insert_text((60, 196 + 25 * i), str(v), fontsize=7)
+        page.draw_line((75, 194 + 25 * i), (335, 194 + 25 * i), color=(0.8, 0.8, 0.8), width=0.3)
+    for i, (name, colour) in enumerate((("MTU", (0, 0.3, 0.8)), ("DAX", (0.1, 0.3, 0.6)), ("Index", (0.2, 0.3, 0.4)))):
+        page.insert_text((360, 232 + 17 * i), name, fontsize=7)
+        page.draw_rect(pymupdf.Rect(392, 226 + 17 * i, 398, 232 + 17 * i), color=None, fill=colour)
+    page.insert_text((57, 160), "Share price against two indices (indexed)", fontsize=9, fontname="hebo")
+    return pymupdf.Rect(75, 190, 336, 290)
+
+
+def test_a_chart_on_a_box_no_reader_sees_takes_its_legend_set_beside_the_box():
+    """A white box on a white page is the chart's own background, not a panel: the legend beside it and the title
+    over it are the chart's. A tinted panel is seen, and what belongs to its chart is on it."""
+    for fill, legend_in in (((1, 1, 1), True), ((0.85, 0.9, 0.97), False)):
+        doc = pymupdf.open()
+        page = doc.new_page(width=842, height=595)
+        region = _line_chart_on_box(page, fill)
+        saved = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[0]
+        crop = cropmod.display_crop(saved, region, False, cropmod.text_lines(saved), figmod.page_drawings(saved), [])
+        text = saved.get_textbox(crop)
+        assert ("MTU" in text and "Index" in text) is legend_in, (fill, crop)
+        assert ("Share price against" in text) is legend_in, (fill, crop)
+
+
+def test_a_table_set_beside_a_chart_lends_it_no_cells_not_even_its_column_head():
+    """A table of share data ends in a column ("2022") set just left of a bar chart: its cells sit in the band
+    where an axis's values would, but their rows run on to the table's labels, so none is the chart's."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=842, height=595)
+
+    def right(x1: float, y: float, text: str) -> None:  # a table's figures are set flush right
+        page.insert_text((x1 - pymupdf.get_text_length(text, fontsize=7), y), text, fontsize=7)
+
+    right(345, 362, "2023")
+    right(409, 362, "2022")
+    rows = (("Highest price for the year", "244.50", "216.20"), ("Lowest price for the year", "161.20", "153.20"),
+            ("Year-end price", "195.25", "202.20"), ("Performance over the year", "-3.44", "+13"))
+    for i, (label, a, b) in enumerate(rows):
+        y = 376 + 13 * i
+        page.insert_text((57, y), label, fontsize=7)
+        page.insert_text((226, y), "EUR", fontsize=7)
+        right(345, y, a)
+        right(409, y, b)
+    for i, h in enumerate((50, 70, 60)):
+        page.draw_rect(pymupdf.Rect(440 + 40 * i, 430 - h, 465 + 40 * i, 430), color=None, fill=(0.1, 0.4, 0.7))
+        page.insert_text((444 + 40 * i, 440), str(2017 + i), fontsize=7)
+    for i, v in enumerate((0, 50, 100)):
+        page.insert_text((425, 432 - 0.7 * v), str(v), fontsize=7)
+    lines = cropmod.text_lines(page)
+    crop = cropmod.display_crop(page, pymupdf.Rect(440, 360, 545, 430), False, lines, figmod.page_drawings(page), [])
+    text = page.get_textbox(crop)
+    assert "2017" in text and "100" in text, crop
+    assert crop.x0 > 412 and not any(c in text for c in ("2022", "216.20", "+13", "202.20")), (crop, text)
+    doc.close()
