@@ -502,12 +502,13 @@ def _band_caption(page: pymupdf.Page, rect: pymupdf.Rect, furniture: list[pymupd
 
 def glyphs_drawn(drawn: str | None, drawings: list[Drawing]) -> bool:
     """A drawn chart whose labels are drawn as shapes (a plotting library's text as paths): eight or more small
-    filled shapes of many curves and lines each, the size of letters and digits."""
+    filled shapes of many curves and lines each, the size of letters and digits, some standing in runs along a line
+    as the letters of a word do (an icon's ticks round a dial are as small and as curved, but stand alone)."""
     if drawn not in figkind.CHART_TYPES:
         return False
-    glyphs = sum(1 for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6
-                 and d["rect"].width <= 14 and d["rect"].height <= 14)
-    return glyphs >= 8
+    glyphs = [d["rect"] for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6
+              and d["rect"].width <= 14 and d["rect"].height <= 14]
+    return len(glyphs) >= 8 and _glyph_runs(glyphs) >= 3
 
 
 def needs_ocr(source: str, drawn: str | None, drawings: list[Drawing], rect: pymupdf.Rect, page: pymupdf.Rect,

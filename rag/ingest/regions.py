@@ -15,6 +15,7 @@ becomes one group."""
 
 from __future__ import annotations
 
+import numpy as np
 import pymupdf
 
 from rag.ingest.drawn import chart_of, family
@@ -125,18 +126,36 @@ def _joinable(a: _Group, b: _Group, drawings: list[Drawing], prose: list[pymupdf
 
 
 def _join_all(groups: list[_Group], drawings: list[Drawing], prose: list[pymupdf.Rect]) -> None:
-    changed = True
-    while changed:
-        changed = False
-        for a in groups:
-            for b in groups:
-                if a is b or not _joinable(a, b, drawings, prose):
-                    continue
-                _merge(a, b, groups)
-                changed = True
-                break
-            if changed:
-                break
+    """Join the first joinable pair (in the groups' order, each group against every other), again and again until
+    no pair is joinable."""
+    apart: set[tuple[int, int, int, int]] = set()  # pairs found apart, as they were then (a group grows on a merge)
+    while (pair := _first_joinable(groups, drawings, prose, apart)) is not None:
+        _merge(*pair, groups)
+
+
+def _first_joinable(groups: list[_Group], drawings: list[Drawing], prose: list[pymupdf.Rect],
+                    apart: set[tuple[int, int, int, int]]) -> tuple[_Group, _Group] | None:
+    """The first pair that _joinable joins. Pairs further apart than it ever joins (across more than JOIN_X; down
+    more than JOIN_Y, unless rows of one bar chart: level across and at most twice the lower row's height apart)
+    never are: the gaps of all pairs at once rule them out (a page of a thousand shapes has a million pairs), and
+    the rest are tried in order."""
+    if len(groups) < 2:
+        return None
+    r = np.array([(g.rect.x0, g.rect.y0, g.rect.x1, g.rect.y1) for g in groups])
+    gx = np.maximum(np.maximum(r[:, None, 0] - r[None, :, 2], r[None, :, 0] - r[:, None, 2]), 0.0)
+    gy = np.maximum(np.maximum(r[:, None, 1] - r[None, :, 3], r[None, :, 1] - r[:, None, 3]), 0.0)
+    h = r[:, 3] - r[:, 1]
+    near = (gx <= JOIN_X) & ((gy <= JOIN_Y) | ((gx == 0) & (gy <= 2 * np.minimum(h[:, None], h[None, :]))))
+    np.fill_diagonal(near, False)
+    for i, j in np.argwhere(near):  # row by row: a group against every other, in order
+        a, b = groups[i], groups[j]
+        key = (id(a), len(a.members), id(b), len(b.members))
+        if key in apart:
+            continue
+        if _joinable(a, b, drawings, prose):
+            return a, b
+        apart.add(key)
+    return None
 
 
 def _merge(a: _Group, b: _Group, groups: list[_Group]) -> None:

@@ -654,3 +654,36 @@ def test_an_image_of_a_chart_without_a_caption_is_named_by_the_title_in_its_pixe
     figs = figures.extract_figures(page, page.number + 1, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
     [fig] = [f for f in figs if f.kind == "raster"]
     assert fig.caption == "Comparison of Cumulative Total Return", (fig.caption, fig.ocr_text)
+
+
+def test_a_chart_labelled_in_glyph_shapes_is_read_by_ocr_and_an_icon_of_ticks_is_not():
+    """A bar chart whose labels a plotting library set as paths (small filled shapes in runs along a line, like
+    the letters of words) is OCR'd; a dial icon whose ticks are as small and as curved, but stand each alone
+    round a circle, is no chart's lettering."""
+    doc, page = _page()
+    for i, h in enumerate((40, 70, 55)):
+        page.draw_rect(pymupdf.Rect(100 + 50 * i, 250 - h, 130 + 50 * i, 250), color=None, fill=COLOURS[i])
+    _outlined(page, [((100, 265), "2021"), ((150, 265), "2022"), ((200, 265), "2023"), ((100, 170), "Revenue")],
+              size=9)
+    page = _saved(doc)
+    rect = pymupdf.Rect(95, 150, 240, 270)
+    drawings = figures.drawings_in(figures.page_drawings(page), rect)
+    assert figures.glyphs_drawn("bar", drawings)
+    assert figures.needs_ocr("vector", "bar", drawings, rect, page.rect, "")
+
+    doc, page = _page()
+    c = pymupdf.Point(300, 300)
+    page.draw_circle(c, 30, color=(0.2, 0.4, 0.6), width=2)
+    for k in range(12):  # twelve ticks round the dial, each a small filled shape of curves
+        sh = page.new_shape()
+        at = c + pymupdf.Point(26, 0) * pymupdf.Matrix(30 * k)
+        sh.draw_circle(at, 2.2)
+        sh.draw_circle(at + (0.5, 0.5), 1.6)
+        sh.finish(fill=(0.2, 0.4, 0.6), color=None)
+        sh.commit()
+    page = _saved(doc)
+    rect = pymupdf.Rect(265, 265, 335, 335)
+    drawings = figures.drawings_in(figures.page_drawings(page), rect)
+    assert len([d for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6]) >= 8
+    assert not figures.glyphs_drawn("line", drawings)
+    assert not figures.needs_ocr("vector", "line", drawings, rect, page.rect, "Perfo Asses")
