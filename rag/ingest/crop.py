@@ -383,16 +383,24 @@ def _fence(crop: pymupdf.Rect, keep: pymupdf.Rect, walls: list[pymupdf.Rect]) ->
     return crop
 
 
-def panel_of(graphic: pymupdf.Rect, drawings: list[Drawing], page: pymupdf.Page | None = None) -> pymupdf.Rect | None:
+def panel_of(graphic: pymupdf.Rect, drawings: list[Drawing]) -> pymupdf.Rect | None:
     """The smallest panel a graphic is drawn on: a filled or framed rectangle around it, not much larger than a
-    figure (a page background or a column's tint is no panel), and, given the page, one a reader sees."""
-    boxes = sorted((d for d in drawings if len(d["items"]) == 1 and d["items"][0][0] in ("re", "qu")
-                    and d["rect"].contains(graphic) and d["rect"] != graphic
-                    and d["rect"].get_area() < 6 * graphic.get_area()), key=lambda d: d["rect"].get_area())
-    for d in boxes:
-        if page is None or not _unseen(page, d):
-            return pymupdf.Rect(d["rect"])
-    return None
+    figure (a page background or a column's tint is no panel)."""
+    best = None
+    for d in drawings:
+        r = d["rect"]
+        if len(d["items"]) != 1 or d["items"][0][0] not in ("re", "qu") or not r.contains(graphic) or r == graphic:
+            continue
+        if r.get_area() < 6 * graphic.get_area() and (best is None or r.get_area() < best.get_area()):
+            best = pymupdf.Rect(r)
+    return best
+
+
+def seen(page: pymupdf.Page, panel: pymupdf.Rect, drawings: list[Drawing]) -> bool:
+    """Whether a reader sees the panel: a tint or a frame. A box of the ground's own colour, unstroked, is not seen
+    (a chart's white background, as a design tool exports it, on a white page)."""
+    box = next((d for d in drawings if d["rect"] == panel and len(d["items"]) == 1), None)
+    return box is None or not _unseen(page, box)
 
 
 def _unseen(page: pymupdf.Page, box: Drawing) -> bool:
@@ -432,10 +440,11 @@ def _panel_labels(panel: pymupdf.Rect, graphic: pymupdf.Rect, lines: list[TextLi
 
 
 def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine], closed: bool,
-               others: list[pymupdf.Rect], panel: pymupdf.Rect | None = None) -> pymupdf.Rect:
+               others: list[pymupdf.Rect], panel: pymupdf.Rect | None = None, bounds: bool = True) -> pymupdf.Rect:
     """The crop of one figure: graphic + labels + caption or title, fenced off from prose and other figures.
     A closed graphic (an image, a chart in a box) holds its own labels; a graphic on a panel takes the labels of
-    the panel nearest to it."""
+    the panel nearest to it. A panel a reader sees (`bounds`) also bounds the crop and where its title is; a box no
+    reader sees does not (a legend or a title set beside a chart's white box is the chart's)."""
     others = [o for o in others if not o.intersects(graphic)]
     box, taken = _labels(page.rect, pymupdf.Rect(graphic), lines, closed, others)
     if panel is not None:
@@ -448,8 +457,10 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     if title and not cap:  # a numbered caption set over the title's lines ("Figure 13: …" over "Unit as specified")
         head = _caption(box | lines[title[-1]].rect, lines, taken | set(title))
         cap = head if head and FIGURE_CAPTION.match(lines[head[0]].text) else []
-    if panel is not None:  # a chart on a panel: its title is on the panel too, or set right over it, larger than
-        on = [i for i in title if panel.contains(lines[i].rect)]  # the page's prose (not a paragraph's last line)
+    # a chart on a panel: its title is on the panel too, or set right over it, larger than the page's prose (not a
+    # paragraph's last line)
+    if panel is not None and bounds:
+        on = [i for i in title if panel.contains(lines[i].rect)]
         body = sorted(ln.size for ln in lines if ln.prose)
         over = bool(title) and panel.y0 - lines[title[0]].rect.y1 < TITLE_REACH / 2 and bool(body) \
             and all(lines[i].size >= body[len(body) // 2] + 1 for i in title)
@@ -460,7 +471,7 @@ def tight_crop(page: pymupdf.Page, graphic: pymupdf.Rect, lines: list[TextLine],
     walls = [ln.rect for i, ln in enumerate(lines) if i not in taken and i not in cap and i not in title]
     walls += others
     crop = _fence(keep + (-MARGIN, -MARGIN, MARGIN, MARGIN), keep, walls)
-    if panel is not None:  # what belongs to a chart on a panel is on the panel, but for its caption and title
+    if panel is not None and bounds:  # what belongs to a chart on a panel is on the panel, but its caption and title
         bound = panel + (-MARGIN, -MARGIN, MARGIN, MARGIN)
         for i in cap + title:
             bound |= lines[i].rect + (-MARGIN, -MARGIN, MARGIN, MARGIN)
@@ -505,5 +516,6 @@ def display_crop(page: pymupdf.Page, region: pymupdf.Rect, raster: bool, lines: 
     """The crop shown for a figure region: ingestion, re-cropping stored figures and the bench crop through it."""
     graphic = graphic_of(region, raster, drawings, [ln.rect for ln in lines if not ln.prose and ln.words <= 10], others)
     graphic = content_of(page, graphic) if raster else graphic
-    panel = panel_of(graphic, drawings, page) if not raster else None
-    return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel)
+    panel = panel_of(graphic, drawings) if not raster else None
+    return tight_crop(page, graphic, lines, raster or framed(graphic, drawings), others, panel,
+                      bounds=panel is None or seen(page, panel, drawings))

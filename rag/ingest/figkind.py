@@ -384,10 +384,12 @@ def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, 
     s.axis_title = vertical_title(page, labels or rect)
     inside = [r for r in rows if r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2 and r.x0 >= rect.x0 - 2
               and (r.x1 or r.x0) <= rect.x1 + 2]
-    # a table's rows that run through the region from both sides: it is a shaded column of that table, its
-    # "bars" the column's cells
+    # a table's rows, each with its label (a cell of words), that run through the region from both sides: it is a
+    # shaded column of that table, its "bars" the column's cells (a chart's values set either side of its bars
+    # are a row of figures without a label)
     through = sum(1 for r in rows if r.is_table and r.y0 >= rect.y0 - 2 and r.y1 <= rect.y1 + 2
-                  and r.x0 < rect.x0 - 2 and (r.x1 or r.x0) > rect.x1 + 2)
+                  and r.x0 < rect.x0 - 2 and (r.x1 or r.x0) > rect.x1 + 2
+                  and any(sum(ch.isalpha() for ch in c) >= 3 for c in r.cells))
     s.rows, s.table_rows = len(inside) + through, sum(1 for r in inside if r.is_table) + through
     s.bare_bars = bare_bars and through < 3
     s.colours, s.white, s.flat = pixel_stats(png)

@@ -146,3 +146,23 @@ def test_a_page_of_a_chart_a_table_and_a_donut_keeps_each_to_itself():
     shown = page.get_textbox(pymupdf.Rect(donut.crop))
     assert "USA" in shown and "Retail investors" in shown, shown
     assert not any(cell in shown for cell in ("216.20", "2022", "+13", "10,808", "Stoxx")), shown
+
+
+def test_a_stacked_bar_with_its_values_set_either_side_is_no_table_s_column():
+    """freenet's broadcasting channels: two stacked bars whose values are set left and right of them, in rows the
+    page reads as table rows running through the bars. No row has a label of words: it is the chart, not a table's
+    shaded column."""
+    import pymupdf
+
+    from rag.config import Settings
+    from rag.ingest import figures
+    from rag.ingest.refigure import page_rows
+
+    corpus_or_skip("esg", "freenet_annual_report_2023.pdf")
+    doc = pymupdf.open(CORPUS / "esg/freenet_annual_report_2023.pdf")
+    page = doc[27]
+    figs = figures.extract_figures(page, 28, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
+                                   set())
+    bars = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(150, 500, 210, 600))]
+    assert [(f.figure_kind, f.chart_type) for f in bars] == [("chart", "stacked_bar")], \
+        [(f.bbox, f.figure_kind) for f in figs]
