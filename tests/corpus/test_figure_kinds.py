@@ -101,20 +101,27 @@ def test_a_materiality_matrix_titled_on_its_vertical_axis_is_a_chart_and_value_c
     assert "chart" not in kinds("esg/addiko_sustainability_report_2023.pdf", 33, (121, 150, 236, 757))
 
 
-def test_a_ring_whose_arcs_read_as_bars_holding_its_labels_is_a_donut_not_a_table():
-    """MTU's shareholder structure by region: a ring drawn as thick arcs, its labels and values inside the arcs'
-    boxes, reads as bars holding words (a table's shaded cells); its pixels show the ring, so it is a donut."""
+def _page_figures(path: str, page_no: int):
+    """The figures ingestion finds on one page of a corpus document, and the page."""
     import pymupdf
 
     from rag.config import Settings
     from rag.ingest import figures
     from rag.ingest.refigure import page_rows
 
-    corpus_or_skip("esg", "mtu_aero_engines_annual_report_2023.pdf")
-    doc = pymupdf.open(CORPUS / "esg/mtu_aero_engines_annual_report_2023.pdf")
-    page = doc[16]
-    figs = figures.extract_figures(page, 17, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
-                                   set())
+    corpus_or_skip(*path.split("/"))
+    doc = pymupdf.open(CORPUS / path)
+    page = doc[page_no - 1]
+    return page, figures.extract_figures(page, page_no, page_rows(page), figures.repeated_image_digests(doc),
+                                         Settings().ingest, set())
+
+
+def test_a_ring_whose_arcs_read_as_bars_holding_its_labels_is_a_donut_not_a_table():
+    """MTU's shareholder structure by region: a ring drawn as thick arcs, its labels and values inside the arcs'
+    boxes, reads as bars holding words (a table's shaded cells); its pixels show the ring, so it is a donut."""
+    import pymupdf
+
+    page, figs = _page_figures("esg/mtu_aero_engines_annual_report_2023.pdf", 17)
     ring = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(560, 330, 700, 440))]
     assert [(f.figure_kind, f.chart_type) for f in ring] == [("chart", "donut")], [(f.bbox, f.chart_type) for f in figs]
 
@@ -128,15 +135,7 @@ def test_a_page_of_a_chart_a_table_and_a_donut_keeps_each_to_itself():
     - The donut's crop takes none of the table's cells, its column head included."""
     import pymupdf
 
-    from rag.config import Settings
-    from rag.ingest import figures
-    from rag.ingest.refigure import page_rows
-
-    corpus_or_skip("esg", "mtu_aero_engines_annual_report_2023.pdf")
-    doc = pymupdf.open(CORPUS / "esg/mtu_aero_engines_annual_report_2023.pdf")
-    page = doc[16]
-    figs = figures.extract_figures(page, 17, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
-                                   set())
+    page, figs = _page_figures("esg/mtu_aero_engines_annual_report_2023.pdf", 17)
     charts = sorted((f for f in figs if f.figure_kind == "chart"), key=lambda f: f.bbox[0])
     assert [f.chart_type for f in charts] == ["line", "donut"], [(f.bbox, f.figure_kind, f.chart_type) for f in figs]
     line, donut = charts
@@ -154,15 +153,7 @@ def test_a_stacked_bar_with_its_values_set_either_side_is_no_table_s_column():
     shaded column."""
     import pymupdf
 
-    from rag.config import Settings
-    from rag.ingest import figures
-    from rag.ingest.refigure import page_rows
-
-    corpus_or_skip("esg", "freenet_annual_report_2023.pdf")
-    doc = pymupdf.open(CORPUS / "esg/freenet_annual_report_2023.pdf")
-    page = doc[27]
-    figs = figures.extract_figures(page, 28, page_rows(page), figures.repeated_image_digests(doc), Settings().ingest,
-                                   set())
+    _, figs = _page_figures("esg/freenet_annual_report_2023.pdf", 28)
     bars = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(150, 500, 210, 600))]
     assert [(f.figure_kind, f.chart_type) for f in bars] == [("chart", "stacked_bar")], \
         [(f.bbox, f.figure_kind) for f in figs]
