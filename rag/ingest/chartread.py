@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from rag.ingest.drawn import family, fill_colour, swatch
+from rag.ingest.drawn import family, fill_colour, range_bars, swatch
 from rag.ingest.figkind import glued_numbers, number_value, progression
 from rag.ingest.pdf import Drawing
 
@@ -336,6 +336,9 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     crop `region` (page coordinates) and the page's drawings; `chart_type` as classified (a pie's or a donut's
     labels may run over lines)."""
     crop = _extent(words, region)
+    if chart_type in (None, "other") and (bars := range_bars([d for d in drawings if "items" in d
+                                                               and (d["rect"] & crop) == d["rect"]], crop)):
+        return {"title": title, "legend": [], "axes": rotated or [], "values": _ranges(words, bars)}
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
     phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
     legend, keys, used = _legend(phrases, swatches) if phrases else ({}, [], set())
@@ -370,6 +373,20 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
         if len(values) >= MAX_VALUES:
             break
     return {"title": title, "legend": list(dict.fromkeys(legend.values())), "axes": rotated or [], "values": values}
+
+
+def _ranges(words: list[tuple[float, float, float, float, str]], bars: list[pymupdf.Rect]) -> list[dict]:
+    """A range bar chart's values: each bar's row label (the phrase at the row's left, before the bar) and what is
+    printed along its row after the label (its start and end: "737 MAX 7: 2011 – 2019")."""
+    values = []
+    for bar in bars[:MAX_VALUES]:
+        mid, h = (bar.y0 + bar.y1) / 2, bar.height
+        row = sorted((p for p in _phrases([w for w in words if abs((w[1] + w[3]) / 2 - mid) < 0.6 * h + 1])),
+                     key=lambda p: p.rect.x0)
+        if len(row) < 2 or row[0].rect.x1 > bar.x0:
+            continue
+        values.append({"label": _unmarked(row[0].text), "value": " – ".join(p.text for p in row[1:])})
+    return values
 
 
 def reading_text(reading: dict | None) -> str:

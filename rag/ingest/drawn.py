@@ -3,9 +3,10 @@
 - **pie / donut**: three or more filled, curved shapes of different colours around one centre. A pie's wedges meet at
   the centre; a donut's do not (a ring), or a disc of another colour covers the centre. A ring of thick arcs drawn as
   strokes is a donut too.
-- **bar / stacked_bar / waterfall**: filled rectangles. Bars stand on a common baseline (or start from a common left
-  edge) with different lengths; stacked bars are columns of touching segments of different colours; a waterfall's
-  bars float, each starting where the one before it ends.
+- **bar / stacked_bar / waterfall / range_bar**: filled rectangles. Bars stand on a common baseline (or start from a
+  common left edge) with different lengths; stacked bars are columns of touching segments of different colours; a
+  waterfall's bars float, each starting where the one before it ends; a range bar chart's (a timeline's, a Gantt
+  chart's) float from a start to an end, one to a row, and may be drawn as runs of touching cells of one colour.
 - **line / area / scatter**: long strokes across the plot, filled polygons under them, or many small marks.
 
 Table rules and cell shading draw rectangles too, but of equal heights and without a baseline of varying bars."""
@@ -18,10 +19,11 @@ import pymupdf
 
 from rag.ingest.pdf import Drawing
 
-__all__ = ["FAMILY", "chart_of", "family"]
+__all__ = ["FAMILY", "chart_of", "family", "range_bars"]
 
 # a chart type's family: what the classifier and the crop treat alike
-FAMILY = {"pie": "pie", "donut": "pie", "bar": "bar", "stacked_bar": "bar", "waterfall": "bar", "line": "line",
+FAMILY = {"pie": "pie", "donut": "pie", "bar": "bar", "stacked_bar": "bar", "waterfall": "bar", "range_bar": "bar",
+          "line": "line",
           "area": "line", "scatter": "scatter"}
 
 
@@ -246,7 +248,49 @@ def _bars(drawings: list[Drawing], rect: pymupdf.Rect) -> str | None:
         return "waterfall"
     if vertical or horizontal:
         return "bar"
+    if _ranges(bars):
+        return "range_bar"
     return None
+
+
+def _runs(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> list[pymupdf.Rect]:
+    """Horizontal runs: touching rectangles of one colour on one band joined into one shape (a bar drawn as a row
+    of shaded cells)."""
+    bands: dict[tuple, list[pymupdf.Rect]] = {}
+    for r, c in bars:
+        bands.setdefault((round(r.y0), round(r.y1), c), []).append(r)
+    runs = []
+    for cells in bands.values():
+        cells.sort(key=lambda r: r.x0)
+        run = pymupdf.Rect(cells[0])
+        for r in cells[1:]:
+            if r.x0 - run.x1 < 1.5:
+                run |= r
+            else:
+                runs.append(run)
+                run = pymupdf.Rect(r)
+        runs.append(run)
+    return runs
+
+
+def _ranges(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> list[pymupdf.Rect]:
+    """Range bars (a timeline, a Gantt chart): three or more horizontal bars of one thickness, one to a row, each
+    much longer than thick, that start at two or more places and end at two or more. A table's shaded rows all
+    span its width; a legend's swatches are not longer than thick. [] when the shapes are no such bars."""
+    runs = [r for r in _runs(bars) if r.width >= 3 * r.height]
+    if len(runs) < 3 or len({(round(r.y0), round(r.y1)) for r in runs}) < len(runs):
+        return []
+    thick = sorted(r.height for r in runs)
+    if thick[-1] > 1.3 * thick[0]:
+        return []
+    if len({round(r.x0 / 3) for r in runs}) < 2 or len({round(r.x1 / 3) for r in runs}) < 2:
+        return []
+    return sorted(runs, key=lambda r: r.y0)
+
+
+def range_bars(drawings: list[Drawing], rect: pymupdf.Rect) -> list[pymupdf.Rect]:
+    """The bars of a range bar chart drawn in `rect` (top to bottom), or [] when its shapes draw none."""
+    return _ranges(_filled_rects(drawings, rect))
 
 
 def _area_shape(d: dict) -> bool:

@@ -22,7 +22,7 @@ CHART_TYPES = ("bar", "stacked_bar", "line", "pie", "donut", "area", "scatter", 
 NEVER_SHOWN = frozenset({"photo", "logo", "decoration", "cover", "table"})
 
 # what the drawings show to be a chart: wedges around a centre, a ring; bars (stacked, floating) holding no words
-_DRAWN_CHART = ("pie", "donut", "stacked_bar", "waterfall", "bar")
+_DRAWN_CHART = ("pie", "donut", "stacked_bar", "waterfall", "bar", "range_bar")
 _NUMBER = re.compile(r"^[(\-–−+]?[$€£]?\d[\d,.]*%?\)?$")
 _CAPTION_KIND = [
     (re.compile(r"\b(table|tab\.)\s*\d", re.I), "table"),
@@ -203,6 +203,8 @@ def chart_type_of(s: Signals, text: str) -> str:
     values over time in an image."""
     if s.drawn in CHART_TYPES:
         return s.drawn
+    if s.drawn == "range_bar":  # a timeline's bars from a start to an end: no type of the labelled set's names
+        return "other"
     for pat, t in _CHART_WORDS:
         if pat.search(text):
             return t

@@ -96,12 +96,20 @@ def _raster_regions(page: pymupdf.Page, skip: set[bytes], cfg: IngestSettings) -
         r = pymupdf.Rect(info["bbox"]) & page.rect
         if r.is_empty or info.get("digest") in skip:
             continue
-        if r.width < cfg.min_figure_pt or r.height < cfg.min_figure_pt / 2:
+        if r.width < cfg.min_figure_pt or (r.height < cfg.min_figure_pt / 2 and not _letterhead(r, page, cfg)):
             continue
         if r.width * r.height > 0.85 * area:  # background or a scanned page: not a figure
             continue
         rects.append(r)
     return [r for r in _union(rects, pad=10) if r.width * r.height <= 0.9 * area]
+
+
+def _letterhead(r: pymupdf.Rect, page: pymupdf.Page, cfg: IngestSettings) -> bool:
+    """A short, wide image at the head of a page, or on the first page: a company's wordmark over a letter, a
+    release or a filing's cover (a quarter of the figure size high at least, twice as wide as high, at least one
+    and a half times the figure size wide). A running header's image is on every page, and skipped as such."""
+    top = (r.y0 - page.rect.y0) < 0.15 * page.rect.height or page.number == 0
+    return top and r.height >= cfg.min_figure_pt / 4 and r.width >= max(1.5 * cfg.min_figure_pt, 2 * r.height)
 
 
 def drawings_in(drawings: list[Drawing], rect: pymupdf.Rect) -> list[Drawing]:
