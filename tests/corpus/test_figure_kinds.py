@@ -157,3 +157,21 @@ def test_a_stacked_bar_with_its_values_set_either_side_is_no_table_s_column():
     bars = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(150, 500, 210, 600))]
     assert [(f.figure_kind, f.chart_type) for f in bars] == [("chart", "stacked_bar")], \
         [(f.bbox, f.figure_kind) for f in figs]
+
+
+def test_a_10_k_s_timeline_drawn_as_shaded_cells_is_a_chart_read_row_by_row():
+    """Boeing's programme timeline: each row a run of grey cells from go-ahead to first delivery, in a framed grid
+    whose rows the page reads as a table's. It is one chart, and each row reads as its model, start and end."""
+    from rag.ingest.chartread import reading_line
+
+    _, figs = _page_figures("financebench-dev/BOEING_2018_10K.pdf", 31)
+    charts = [f for f in figs if f.figure_kind == "chart"]
+    assert [(f.chart_type, f.caption) for f in charts] == [("other", "Go-ahead and Initial Delivery")], \
+        [(f.figure_kind, f.chart_type, f.bbox) for f in figs]
+    reading = reading_line(charts[0].ocr_text)
+    assert "737 MAX 7: 2011 – 2019" in reading and "737 MAX 10: 2017 – 2020" in reading, reading
+
+
+def test_a_release_s_letterhead_wordmark_is_found_as_a_logo():
+    _, figs = _page_figures("financebench-more/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf", 5)
+    assert [f.figure_kind for f in figs] == ["logo"], [(f.figure_kind, f.bbox) for f in figs]

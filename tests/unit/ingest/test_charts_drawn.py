@@ -687,3 +687,60 @@ def test_a_chart_labelled_in_glyph_shapes_is_read_by_ocr_and_an_icon_of_ticks_is
     assert len([d for d in drawings if d.get("fill") is not None and len(d["items"]) >= 6]) >= 8
     assert not figures.glyphs_drawn("line", drawings)
     assert not figures.needs_ocr("vector", "line", drawings, rect, page.rect, "Perfo Asses")
+
+
+def _timeline(page: pymupdf.Page, top: float, rows: list[tuple[str, int, int]], cell: float = 32,
+              shade: tuple = (0.87, 0.87, 0.87)) -> None:
+    """A timeline drawn as a framed grid of shaded cells (a spreadsheet's Gantt chart): each row's label at the
+    left, its start year before its bar and its end year after it; the bar a run of touching cells of one grey."""
+    page.insert_text((20, top + 12), "Go-ahead and initial delivery", fontsize=8)
+    for i, (label, start, end) in enumerate(rows):
+        y = top + 24 + 20 * i
+        page.insert_text((20, y + 10), label, fontsize=8)
+        page.insert_text((90 + (start - 2010) * cell, y + 10), str(start), fontsize=8)
+        for year in range(start, end):
+            x = 120 + (year - 2010) * cell
+            page.draw_rect(pymupdf.Rect(x, y, x + cell, y + 13), color=None, fill=shade)
+        page.insert_text((124 + (end - 2010) * cell, y + 10), str(end), fontsize=8)
+    page.draw_rect(pymupdf.Rect(18, top, 440, top + 30 + 20 * len(rows)), color=(0, 0, 0), width=0.5)
+
+
+def test_a_timeline_drawn_as_runs_of_shaded_cells_is_a_chart_read_row_by_row():
+    """A bar drawn in pieces is one bar: rows of shaded cells that start and end at different columns are the
+    range bars of a timeline, a chart; each row reads as its label, its start and its end."""
+    doc, page = _page()
+    _prose(page, 60)
+    _timeline(page, 150, [("Model A", 2011, 2017), ("Model B", 2011, 2018), ("Model C", 2013, 2016),
+                          ("Model D", 2012, 2019)])
+    _prose(page, 300)
+    figs = [f for f in _figures(_saved(doc)) if f.figure_kind == "chart"]
+    assert [f.chart_type for f in figs] == ["other"], [(f.figure_kind, f.chart_type, f.bbox) for f in _figures(_saved(doc))]
+    assert chartread.reading_line(figs[0].ocr_text).startswith(
+        "Model A: 2011 – 2017; Model B: 2011 – 2018; Model C: 2013 – 2016; Model D: 2012 – 2019"), figs[0].ocr_text
+
+
+def test_a_table_whose_rows_are_shaded_across_its_width_has_no_range_bars():
+    """Shaded rows of a table span its width, one start and one end: no timeline."""
+    doc, page = _page()
+    for r in range(5):
+        y = 150 + 20 * r
+        for c in range(6):
+            page.draw_rect(pymupdf.Rect(60 + 70 * c, y, 130 + 70 * c, y + 13), color=None,
+                           fill=(0.87, 0.87, 0.87) if r % 2 else (0.7, 0.8, 0.9))
+    page = _saved(doc)
+    ok, chart_type = chart_of(page.get_drawings(), pymupdf.Rect(50, 140, 500, 260))
+    assert chart_type != "range_bar", chart_type
+
+
+def test_a_short_wide_image_at_a_page_s_head_is_a_letterhead_logo_and_below_it_is_not_a_figure():
+    """A company's wordmark over a letter or a release is short (a third of an inch high) and wide: it is found,
+    as a logo. The same strip lower down a page is below the figure size, as before."""
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 400, 48), False)
+    pix.set_rect(pix.irect, (255, 255, 255))
+    pix.set_rect(pymupdf.IRect(10, 8, 390, 40), (200, 20, 30))
+    doc, page = _page()
+    page.insert_image(pymupdf.Rect(190, 30, 400, 55), pixmap=pix)
+    page.insert_image(pymupdf.Rect(190, 500, 400, 525), pixmap=pix)
+    _prose(page, 80)
+    figs = _figures(_saved(doc))
+    assert [(f.figure_kind, round(f.bbox[1])) for f in figs] == [("logo", 30)], [(f.figure_kind, f.bbox) for f in figs]
