@@ -274,16 +274,21 @@ def _paragraph(start: int, lines: list[TextLine], box: pymupdf.Rect) -> list[int
 
 
 def _caption(box: pymupdf.Rect, lines: list[TextLine], taken: set[int]) -> list[int]:
-    """The figure's caption below or above it ('Figure 3: …', 'Source: …'), whole paragraph."""
-    found: list[int] = []
+    """The figure's caption below or above it ('Figure 3: …', 'Source: …'), whole paragraph. A figure has one
+    numbered caption: with one under it and one over it (a figure stacked under another, each captioned below), the
+    nearer is its own."""
+    found: list[tuple[float, int, list[int]]] = []
     for below in (True, False):
         cands = [i for i, ln in enumerate(lines) if i not in taken and CAPTION.match(ln.text)
                  and min(ln.rect.x1, box.x1) - max(ln.rect.x0, box.x0) > 0.3 * min(ln.rect.width, box.width)
                  and (0 <= ln.rect.y0 - box.y1 < 40 if below else 0 <= box.y0 - ln.rect.y1 < 40)]
         if cands:
             first = min(cands, key=lambda i: abs(lines[i].rect.y0 - (box.y1 if below else box.y0)))
-            found += _paragraph(first, lines, box)
-    return found
+            gap = lines[first].rect.y0 - box.y1 if below else box.y0 - lines[first].rect.y1
+            found.append((gap, first, _paragraph(first, lines, box)))
+    if len(found) == 2 and all(FIGURE_CAPTION.match(lines[first].text) for _, first, _ in found):
+        found = [min(found, key=lambda f: f[0])]
+    return [i for _, _, para in found for i in para]
 
 
 def _shared(ln: TextLine, box: pymupdf.Rect, others: list[pymupdf.Rect]) -> bool:

@@ -133,6 +133,32 @@ def test_a_chart_captioned_below_does_not_take_the_caption_of_the_chart_above_it
     doc.close()
 
 
+def test_an_image_close_under_another_figure_s_caption_takes_only_its_own_caption_below_it():
+    """Two images stacked close, each captioned below: the upper's caption ends 26 pt over the lower image, whose own
+    caption starts 20 pt under it. Both are in a caption's reach, but a figure has one numbered caption: the nearer."""
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 300, 150), False)
+    pix.set_rect(pix.irect, (240, 240, 250))
+    pix.set_rect(pymupdf.IRect(20, 40, 80, 140), (30, 80, 160))
+    pix.set_rect(pymupdf.IRect(120, 70, 180, 140), (200, 90, 30))
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_image(pymupdf.Rect(80, 100, 500, 160), pixmap=pix)
+    page.insert_text((80, 184), "Fig. 6. Number of readers who used each feature for each minute of reading.",
+                     fontsize=8)
+    page.insert_text((80, 194), "Readers had access to all features.", fontsize=8)
+    page.insert_image(pymupdf.Rect(120, 220, 430, 372), pixmap=pix)
+    page.insert_text((80, 396), "Fig. 7. Number of readers who used each feature across the variants of the tool.",
+                     fontsize=8)
+    from rag.config import Settings
+    from rag.ingest.refigure import page_rows
+
+    figs = figmod.extract_figures(page, 2, page_rows(page), set(), Settings().ingest, set())
+    lower = next(f for f in figs if f.bbox[1] > 200)
+    text = page.get_textbox(pymupdf.Rect(lower.crop))
+    assert "Fig. 7." in text and "Fig. 6." not in text and "access to all" not in text, text
+    doc.close()
+
+
 def test_an_image_padded_with_white_to_the_page_edge_is_cropped_to_what_it_shows():
     """A chart exported as an image with wide white margins, placed from the page's left edge to the column's: its
     crop starts where the image shows something (its bars, the values set over it), not at the page's edge; the
