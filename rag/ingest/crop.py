@@ -162,7 +162,8 @@ def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.R
     (or column) of swatches lies under or over it (or beside it): a legend running past it is another figure's."""
     inside = {fill_colour(d) for d in drawings if graphic.contains(d["rect"]) and d["rect"].width > 20} - {None}
     squares = [d["rect"] for d in drawings if fill_colour(d) is not None and swatch(d["rect"])]
-    out = pymupdf.Rect()
+    out = _own_legend(graphic, drawings, {fill_colour(d) for d in drawings if graphic.contains(d["rect"])} - {None},
+                      others)
     for d in drawings:
         r = d["rect"]
         if fill_colour(d) not in inside or graphic.contains(r) or not swatch(r) or _gap(graphic, r) > KEY_REACH \
@@ -172,6 +173,21 @@ def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.R
         col = [q for q in squares if abs((q.x0 + q.x1) - (r.x0 + r.x1)) < 4]
         if all(graphic.x0 - KEY_REACH / 2 <= q.x0 and q.x1 <= graphic.x1 + KEY_REACH / 2 for q in row) \
                 or all(graphic.y0 - KEY_REACH / 2 <= q.y0 and q.y1 <= graphic.y1 + KEY_REACH / 2 for q in col):
+            out |= r
+    return out
+
+
+def _own_legend(graphic: pymupdf.Rect, drawings: list[Drawing], colours: set, others: list[pymupdf.Rect]) -> pymupdf.Rect:
+    """A legend of the chart's own colours: keys of three or more of its colours, each a colour of its own, within
+    three KEY_REACH of it and nearer to it than to any other figure. Such a legend is the chart's though set wider
+    than a narrow chart or farther off (two columns of keys centred under two thin bars)."""
+    keys = [(d["rect"], fill_colour(d)) for d in drawings if fill_colour(d) in colours and swatch(d["rect"])
+            and not graphic.contains(d["rect"]) and _gap(graphic, d["rect"]) <= 3 * KEY_REACH
+            and not any(_gap(o, d["rect"]) < _gap(graphic, d["rect"]) for o in others)]
+    found = {c for _, c in keys}
+    out = pymupdf.Rect()
+    if len(found) >= 3 and len(found) == len(keys) and len(found) >= 0.6 * len(colours):
+        for r, _ in keys:
             out |= r
     return out
 
@@ -298,6 +314,12 @@ def _shared(ln: TextLine, box: pymupdf.Rect, others: list[pymupdf.Rect]) -> bool
                for o in others)
 
 
+def _units_line(t: str) -> bool:
+    """A chart's units line set over it: three words at most, a percent or currency sign, no figure ("In %",
+    "in € m")."""
+    return len(t.split()) <= 3 and bool(re.search(r"[%‰€$£¥]", t)) and not re.search(r"\d", t)
+
+
 def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], skip: set[int],
            others: list[pymupdf.Rect]) -> list[int]:
     """A title set above the graphic as page text (and its subtitle line): short, not a sentence, not shared
@@ -318,7 +340,7 @@ def _title(page_rect: pymupdf.Rect, box: pymupdf.Rect, lines: list[TextLine], sk
         i = max(above, key=lambda i: lines[i].rect.y1)
         ln = lines[i]
         t = ln.text.strip()
-        if ln.words > 16 or t.endswith((".", ";", ",")) or not re.search(r"[A-Za-z]{3}", t) \
+        if ln.words > 16 or t.endswith((".", ";", ",")) or not (re.search(r"[A-Za-z]{3}", t) or _units_line(t)) \
                 or _data_row(ln, lines, box) or _ends_paragraph(ln, lines) or _in_text_column(ln, box, lines) \
                 or _margin_band(page_rect, ln.rect) \
                 or HEADING.match(t) or _shared(ln, box, others):

@@ -175,3 +175,15 @@ def test_a_10_k_s_timeline_drawn_as_shaded_cells_is_a_chart_read_row_by_row():
 def test_a_release_s_letterhead_wordmark_is_found_as_a_logo():
     _, figs = _page_figures("financebench-more/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf", 5)
     assert [f.figure_kind for f in figs] == ["logo"], [(f.figure_kind, f.bbox) for f in figs]
+
+
+def test_thin_stacked_bars_crop_takes_their_legend_and_their_numbered_title_over_the_units_line():
+    """freenet's broadcasting channels: two thin stacked bars; their legend, two columns of keys of the bars' own
+    colours, is centred under the figure, wider than the bars; over them "In %" and, past a rule, "Figure 9: …"."""
+    import pymupdf
+
+    page, figs = _page_figures("esg/freenet_annual_report_2023.pdf", 28)
+    bars = [f for f in figs if pymupdf.Rect(f.bbox).intersects(pymupdf.Rect(150, 500, 210, 600))]
+    shown = page.get_textbox(pymupdf.Rect(bars[0].crop))
+    assert all(w in shown for w in ("Figure 9", "In %", "Connected TV Only", "Satellite", "Terrestrial")), shown
+    assert "landlord" not in shown and "cable network operator" not in shown, shown

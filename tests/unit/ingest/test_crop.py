@@ -159,6 +159,53 @@ def test_an_image_close_under_another_figure_s_caption_takes_only_its_own_captio
     doc.close()
 
 
+def test_thin_stacked_bars_take_their_wide_legend_and_their_numbered_title_over_a_units_line():
+    """Two thin stacked bars (8 pt wide) of five colours: their legend, two columns of keys of those five colours,
+    is centred under the figure, wider than the bars and farther off than a legend set under a bar; over them a
+    units line ("In %") and, over that, the numbered title. The crop holds the legend and the title."""
+    colours = [(0.85, 0.85, 0.85), (0.03, 0.13, 0.26), (0.52, 0.74, 0.2), (0.34, 0.34, 0.34), (0.53, 0.53, 0.53)]
+    names = ["Terrestrial", "Cable", "Satellite", "IPTV (managed)", "Connected TV only"]
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)  # a cover: what is on the first page is read as a cover or a logo
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((74, 390), "Figure 9: Distribution of broadcasting channels", fontsize=8.5)
+    page.insert_text((74, 401), "for linear television", fontsize=8.5)
+    page.draw_line((74, 411), (289, 411), color=(0.03, 0.13, 0.26), width=0.5)
+    page.insert_text((77, 430), "In %", fontsize=7.5)
+    page.draw_line((74, 433), (289, 433), color=(0.03, 0.13, 0.26), width=0.5)
+    for x, shares in ((139, (3, 40, 40, 11, 6)), (216, (3, 37, 40, 12, 8))):
+        y = 454.0
+        for share, colour in zip(shares, colours):
+            page.draw_rect(pymupdf.Rect(x, y, x + 8, y + 1.7 * share), color=None, fill=colour)
+            if share >= 6:
+                page.insert_text((x - 18 if x < 200 else x + 14, y + 1.7 * share / 2 + 3), str(share), fontsize=7.5)
+            y += 1.7 * share
+        page.insert_text((x - 4, y + 14), "2022" if x < 200 else "2023", fontsize=7.5)
+    sh = page.new_shape()  # the two brackets of "IP-based" (the two lower segments of each bar), one path
+    for a, b in (((151, 594), (151, 624)), ((149, 594), (153, 594)), ((149, 624), (153, 624)),
+                 ((213, 594), (213, 624)), ((211, 594), (215, 594)), ((211, 624), (215, 624))):
+        sh.draw_line(a, b)
+    sh.finish(color=(0, 0, 0), width=0.5)
+    sh.commit()
+    page.insert_text((167, 612), "IP-based", fontsize=7.5)
+    for i, (name, colour) in enumerate(zip(names, colours)):
+        x, y = (186, 666 + 14 * i) if i < 2 else (90, 666 + 14 * (i - 2))
+        page.draw_rect(pymupdf.Rect(x, y, x + 5.7, y + 5.7), color=None, fill=colour)
+        page.insert_text((x + 10, y + 6), name, fontsize=7.5)
+    page.draw_line((74, 723), (289, 723), color=(0.03, 0.13, 0.26), width=0.5)
+    for i in range(12):
+        page.insert_text((306, 380 + 11 * i), PROSE[i * 7 % 60:][:50], fontsize=8.5)
+    from rag.config import Settings
+    from rag.ingest.refigure import page_rows
+
+    figs = [f for f in figmod.extract_figures(page, 2, page_rows(page), set(), Settings().ingest, set())
+            if f.figure_kind == "chart"]
+    assert len(figs) == 1, [(f.figure_kind, f.bbox) for f in figs]
+    text = page.get_textbox(pymupdf.Rect(figs[0].crop))
+    assert all(n in text for n in names) and "Figure 9" in text and "In %" in text, text
+    doc.close()
+
+
 def test_an_image_padded_with_white_to_the_page_edge_is_cropped_to_what_it_shows():
     """A chart exported as an image with wide white margins, placed from the page's left edge to the column's: its
     crop starts where the image shows something (its bars, the values set over it), not at the page's edge; the
