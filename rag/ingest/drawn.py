@@ -19,7 +19,7 @@ import pymupdf
 
 from rag.ingest.pdf import Drawing
 
-__all__ = ["FAMILY", "chart_of", "family", "range_bars"]
+__all__ = ["FAMILY", "arrowheads", "chart_of", "family", "range_bars"]
 
 # a chart type's family: what the classifier and the crop treat alike
 FAMILY = {"pie": "pie", "donut": "pie", "bar": "bar", "stacked_bar": "bar", "waterfall": "bar", "range_bar": "bar",
@@ -286,6 +286,14 @@ def _ranges(bars: list[tuple[pymupdf.Rect, tuple | None]]) -> list[pymupdf.Rect]
     if len({round(r.x0 / 3) for r in runs}) < 2 or len({round(r.x1 / 3) for r in runs}) < 2:
         return []
     return sorted(runs, key=lambda r: r.y0)
+
+
+def arrowheads(drawings: list[Drawing]) -> int:
+    """How many arrowheads are drawn: small filled triangles (three corners, 10 pt a side at most), the ends of a
+    diagram's connectors. A table's cells and a chart's bars and wedges are no such shapes."""
+    return sum(1 for d in drawings if d.get("fill") is not None and 3 <= len(d["items"]) <= 4
+               and all(it[0] == "l" for it in d["items"]) and d["rect"].width <= 10 and d["rect"].height <= 10
+               and len({(round(it[1].x, 1), round(it[1].y, 1)) for it in d["items"]}) == 3)
 
 
 def range_bars(drawings: list[Drawing], rect: pymupdf.Rect) -> list[pymupdf.Rect]:

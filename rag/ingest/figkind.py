@@ -64,6 +64,7 @@ class Signals:
     smooth: float = 0.0  # of neighbouring pixels (not both white), the share differing by a little: a photo's tones
     sharp: float = 0.0  # and by much: the edges of flat shapes and letters (a logo, a drawing)
     bare_bars: bool = False  # drawn bars that hold no words (a table's shaded cells hold its labels)
+    arrows: int = 0  # arrowheads drawn (small filled triangles): a diagram's connectors
     pixels: str | None = None  # the chart type its rendered pixels show (rasterchart.py): images, and drawings
     # whose vector shapes gave no type
 
@@ -259,14 +260,16 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "raster" and family(s.pixels) == "bar" and s.numbers >= 3 and number_share >= 0.5 and cap != "table":
         return Kind("chart", chart_type_of(s, text), ["an image of bars whose words are mostly values (in rows, "
                                                        "like a table's)"])
+    # shaded shapes full of text are a table's cells, unless arrows join them (an organisation chart's boxes)
+    linked = s.arrows >= 3
     if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
-            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
+            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30) and not linked):
         return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
                                     "its caption names a table" if cap == "table" else
                                     "shaded cells full of text"])
     if s.axis:
         return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
-    if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8:
+    if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8 and not linked:
         return Kind("table", None, ["shaded cells holding words"])
     if family(s.drawn) in ("bar", "line", "pie") and (s.numbers or family(s.drawn) == "pie" or cap == "chart"):
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
@@ -371,14 +374,14 @@ def ocr_words(lines) -> list[tuple[float, float, float, float, str]]:
 
 def signals_of(page: pymupdf.Page, rect: pymupdf.Rect, source: str, rows: list, png: bytes, drawn: str | None,
                caption: str = "", ocr: list | None = None, repeated: bool = False,
-               labels: pymupdf.Rect | None = None, bare_bars: bool = False) -> Signals:
+               labels: pymupdf.Rect | None = None, bare_bars: bool = False, arrows: int = 0) -> Signals:
     """The signals of one region of a page; `rows` are the page's text rows (layout.Row), `drawn` the vector
     drawings' verdict, `ocr` the OCR lines of a raster region without a text layer. `labels`: where the words of
     a drawn chart are read (its crop: the drawings with their value and axis labels)."""
     pr = page.rect
     s = Signals(source, page.number + 1, rect.get_area() / max(1.0, pr.get_area()),
                 rect.width / max(1.0, rect.height), (rect.y0 - pr.y0) / max(1.0, pr.height), caption=caption,
-                drawn=drawn, repeated=repeated, bare_bars=bare_bars)
+                drawn=drawn, repeated=repeated, bare_bars=bare_bars, arrows=arrows)
     try:
         words = [(w[0], w[1], w[2], w[3], w[4]) for w in page.get_text("words", clip=labels or rect)]
     except Exception:

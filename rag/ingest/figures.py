@@ -14,7 +14,7 @@ import pymupdf
 from rag.config import IngestSettings
 from rag.ingest import chartread, figkind, layout
 from rag.ingest import crop as cropmod
-from rag.ingest.drawn import cell_grid, chart_of, family
+from rag.ingest.drawn import arrowheads, cell_grid, chart_of, family
 from rag.ingest.layout import Row
 from rag.ingest.pdf import Drawing, render
 from rag.ingest.rasterchart import round_chart_type, solid_shapes
@@ -577,7 +577,8 @@ def region_signals(page: pymupdf.Page, rect: pymupdf.Rect, kind: str, rows: list
     inside = drawings_in(drawings, rect) if bars else []
     bare = bars and not _shapes_hold_words(inside, _words(page)) and cell_grid(inside, rect) < 3
     return figkind.signals_of(page, rect, kind, rows, png, drawn, caption=caption, ocr=ocr_lines, bare_bars=bare,
-                              labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None)
+                              labels=clip if kind == "vector" and drawn in figkind.CHART_TYPES else None,
+                              arrows=arrowheads(inside) if bars else 0)
 
 
 def read_region(page: pymupdf.Page, clip: pymupdf.Rect, rect: pymupdf.Rect, ocr_lines: list, drawings: list[Drawing] | None,

@@ -187,3 +187,9 @@ def test_thin_stacked_bars_crop_takes_their_legend_and_their_numbered_title_over
     shown = page.get_textbox(pymupdf.Rect(bars[0].crop))
     assert all(w in shown for w in ("Figure 9", "In %", "Connected TV Only", "Satellite", "Terrestrial")), shown
     assert "landlord" not in shown and "cable network operator" not in shown, shown
+
+
+def test_an_organisation_chart_of_boxes_joined_by_arrows_is_a_diagram_not_a_table():
+    _, figs = _page_figures("esg/freenet_annual_report_2023.pdf", 43)
+    assert [f.figure_kind for f in figs if f.caption.startswith("Figure 11")] == ["diagram"], \
+        [(f.figure_kind, f.caption[:30]) for f in figs]

@@ -744,3 +744,20 @@ def test_a_short_wide_image_at_a_page_s_head_is_a_letterhead_logo_and_below_it_i
     _prose(page, 80)
     figs = _figures(_saved(doc))
     assert [(f.figure_kind, round(f.bbox[1])) for f in figs] == [("logo", 30)], [(f.figure_kind, f.bbox) for f in figs]
+
+
+
+def test_arrowheads_are_small_filled_triangles_not_cells_or_bars():
+    """A diagram's connectors end in arrowheads: small filled triangles. A table's cells, bars and a legend's
+    swatches are not."""
+    doc, page = _page()
+    for i in range(4):
+        x = 80 + 120 * i
+        page.draw_rect(pymupdf.Rect(x, 120, x + 100, 144), color=None, fill=(0.85, 0.9, 0.95))
+        page.draw_line((x + 50, 144), (x + 50, 166), color=(0, 0, 0), width=0.5)
+        page.draw_polyline([(x + 47, 165), (x + 53, 165), (x + 50, 170), (x + 47, 165)], color=None, fill=(0, 0, 0),
+                           closePath=True)
+        page.draw_rect(pymupdf.Rect(x, 200, x + 6, 206), color=None, fill=COLOURS[i])  # a legend's swatch
+    from rag.ingest.drawn import arrowheads
+
+    assert arrowheads(_saved(doc).get_drawings()) == 4

@@ -150,3 +150,11 @@ def test_a_caption_names_the_figure_s_kind_in_its_title_not_in_the_sentences_des
     assert classify(described).kind == "diagram"
     titled = _sig(**shot, caption="Figure 4: Map of our sites in Europe. Each dot is a plant.")
     assert classify(titled).kind == "map"
+
+
+def test_shaded_boxes_full_of_words_are_a_table_unless_arrows_join_them():
+    """An organisation chart's boxes hold names, as a table's shaded cells hold its labels; its connectors end in
+    arrowheads, which no table draws."""
+    boxes = dict(drawn="stacked_bar", words=96, rows=29, numbers=0, rel_area=0.2, white=0.7, colours=86)
+    assert classify(_sig(**boxes)).kind == "table"
+    assert classify(_sig(**boxes, arrows=14)).kind == "diagram"
