@@ -260,16 +260,17 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "raster" and family(s.pixels) == "bar" and s.numbers >= 3 and number_share >= 0.5 and cap != "table":
         return Kind("chart", chart_type_of(s, text), ["an image of bars whose words are mostly values (in rows, "
                                                        "like a table's)"])
-    # shaded shapes full of text are a table's cells, unless arrows join them (an organisation chart's boxes)
-    linked = s.arrows >= 3
+    # shaded shapes joined by arrows are boxes of a diagram (an organisation chart), not a table's cells nor bars
+    if s.arrows >= 3 and family(s.drawn) == "bar" and not s.axis and cap != "table":
+        return Kind("diagram", None, [f"boxes joined by arrows ({s.arrows} arrowheads)"])
     if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
-            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30) and not linked):
+            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
         return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
                                     "its caption names a table" if cap == "table" else
                                     "shaded cells full of text"])
     if s.axis:
         return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
-    if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8 and not linked:
+    if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8:
         return Kind("table", None, ["shaded cells holding words"])
     if family(s.drawn) in ("bar", "line", "pie") and (s.numbers or family(s.drawn) == "pie" or cap == "chart"):
         return Kind("chart", chart_type_of(s, text), [f"vector drawings of a {(s.drawn or '').replace('_', ' ')} chart"])
