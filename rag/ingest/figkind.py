@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pymupdf
 
-from rag.ingest.crop import FIGURE_CAPTION
 from rag.ingest.drawn import family
 from rag.ingest.rasterchart import raster_chart_type, round_chart_type
 
@@ -194,12 +193,8 @@ def vertical_title(page: pymupdf.Page, rect: pymupdf.Rect) -> bool:
 
 
 def _caption_kind(text: str) -> str | None:
-    """The kind a caption names in its title, its first sentence after its number ("Figure 2: Entities are
-    content units." names none; the sentences after it describe what is shown, "…which map to boxes")."""
-    m = FIGURE_CAPTION.match(text)
-    title = re.split(r"(?<=[a-z0-9)])[.!?](?:\s|$)", text[m.end():] if m else text, maxsplit=1)[0]
     for pat, kind in _CAPTION_KIND:
-        if pat.search(title):
+        if pat.search(text):
             return kind
     return None
 

@@ -139,19 +139,6 @@ def test_a_black_and_white_portrait_on_white_is_a_photo_and_a_logo_of_its_size_a
                                                                                     for f in figs]
 
 
-
-def test_a_caption_names_the_figure_s_kind_in_its_title_not_in_the_sentences_describing_it():
-    """"Figure 2: Entities are multimodal content units. Here, spans … map to boxes": the title names no kind;
-    "map" in the description does not make the image a map. A title that names one still does."""
-    shot = dict(source="raster", rel_area=0.07, words=344, numbers=9, white=0.87, colours=82, flat=0.85,
-                smooth=0.17, sharp=0.68)
-    described = _sig(**shot, caption="Figure 2: Entities are multimodal content units. Here, spans and boxes of "
-                                     "each entity map to the page.")
-    assert classify(described).kind == "diagram"
-    titled = _sig(**shot, caption="Figure 4: Map of our sites in Europe. Each dot is a plant.")
-    assert classify(titled).kind == "map"
-
-
 def test_shaded_boxes_full_of_words_are_a_table_unless_arrows_join_them():
     """An organisation chart's boxes hold names, as a table's shaded cells hold its labels; its connectors end in
     arrowheads, which no table draws."""
