@@ -338,7 +338,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     crop = _extent(words, region)
     if chart_type in (None, "other") and (bars := range_bars([d for d in drawings if "items" in d
                                                                and (d["rect"] & crop) == d["rect"]], crop)):
-        return {"title": title, "legend": [], "axes": rotated or [], "values": _ranges(words, bars)}
+        values = [{"label": label, "value": value} for label, value in _ranges(words, bars)]
+        return {"title": title, "legend": [], "axes": rotated or [], "values": values}
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
     phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
     legend, keys, used = _legend(phrases, swatches) if phrases else ({}, [], set())
@@ -375,7 +376,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     return {"title": title, "legend": list(dict.fromkeys(legend.values())), "axes": rotated or [], "values": values}
 
 
-def _ranges(words: list[tuple[float, float, float, float, str]], bars: list[pymupdf.Rect]) -> list[dict]:
+def _ranges(words: list[tuple[float, float, float, float, str]], bars: list[pymupdf.Rect]) -> list[tuple[str, str]]:
     """A range bar chart's values: each bar's row label (the phrase at the row's left, before the bar) and what is
     printed along its row after the label (its start and end: "737 MAX 7: 2011 – 2019")."""
     values = []
@@ -385,7 +386,7 @@ def _ranges(words: list[tuple[float, float, float, float, str]], bars: list[pymu
                      key=lambda p: p.rect.x0)
         if len(row) < 2 or row[0].rect.x1 > bar.x0:
             continue
-        values.append({"label": _unmarked(row[0].text), "value": " – ".join(p.text for p in row[1:])})
+        values.append((_unmarked(row[0].text), " – ".join(p.text for p in row[1:])))
     return values
 
 

@@ -255,14 +255,8 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.source == "raster" and family(s.pixels) == "bar" and s.numbers >= 3 and number_share >= 0.5 and cap != "table":
         return Kind("chart", chart_type_of(s, text), ["an image of bars whose words are mostly values (in rows, "
                                                        "like a table's)"])
-    # shaded shapes joined by arrows are boxes of a diagram (an organisation chart), not a table's cells nor bars
-    if s.arrows >= 3 and family(s.drawn) == "bar" and not s.axis and cap != "table":
-        return Kind("diagram", None, [f"boxes joined by arrows ({s.arrows} arrowheads)"])
-    if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
-            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
-        return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
-                                    "its caption names a table" if cap == "table" else
-                                    "shaded cells full of text"])
+    if (boxes := _boxes(s, cap)) is not None:
+        return boxes
     if s.axis:
         return Kind("chart", chart_type_of(s, text), ["tick numbers along an axis"])
     if family(s.drawn) == "bar" and s.source == "vector" and not s.bare_bars and s.words >= 8:
@@ -290,6 +284,19 @@ def classify(s: Signals, text: str = "") -> Kind:
     if s.words < 4 and s.numbers == 0 and not s.caption:
         return Kind("decoration", None, ["no text, no caption"])
     return Kind("diagram", None, ["shapes and text without axis or table rows"])
+
+
+def _boxes(s: Signals, cap: str | None) -> Kind | None:
+    """Shaded shapes joined by arrows: a diagram's boxes (an organisation chart), not bars nor a table's cells.
+    Rows of labels and figures, a caption naming a table, or shaded shapes full of text: a table."""
+    if s.arrows >= 3 and family(s.drawn) == "bar" and not s.axis and cap != "table":
+        return Kind("diagram", None, [f"boxes joined by arrows ({s.arrows} arrowheads)"])
+    if cap == "table" or (s.table_rows >= 3 and s.table_rows >= 0.4 * max(1, s.rows)) or \
+            (family(s.drawn) == "bar" and s.words >= (150 if s.axis else 30)):
+        return Kind("table", None, ["rows of labels and figures" if s.table_rows >= 3 else
+                                    "its caption names a table" if cap == "table" else
+                                    "shaded cells full of text"])
+    return None
 
 
 def _photo(s: Signals) -> Kind | None:
