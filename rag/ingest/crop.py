@@ -177,7 +177,8 @@ def _keys(graphic: pymupdf.Rect, drawings: list[Drawing], others: list[pymupdf.R
     return out
 
 
-def _own_legend(graphic: pymupdf.Rect, drawings: list[Drawing], colours: set, others: list[pymupdf.Rect]) -> pymupdf.Rect:
+def _own_legend(graphic: pymupdf.Rect, drawings: list[Drawing], colours: set,
+                others: list[pymupdf.Rect]) -> pymupdf.Rect:
     """A legend of the chart's own colours: keys of three or more of its colours, each a colour of its own, within
     three KEY_REACH of it and nearer to it than to any other figure. Such a legend is the chart's though set wider
     than a narrow chart or farther off (two columns of keys centred under two thin bars)."""
