@@ -23,8 +23,7 @@ __all__ = ["FAMILY", "arrowheads", "chart_of", "family", "range_bars"]
 
 # a chart type's family: what the classifier and the crop treat alike
 FAMILY = {"pie": "pie", "donut": "pie", "bar": "bar", "stacked_bar": "bar", "waterfall": "bar", "range_bar": "bar",
-          "line": "line",
-          "area": "line", "scatter": "scatter"}
+          "line": "line", "area": "line", "scatter": "scatter"}
 
 
 def family(chart_type: str | None) -> str | None:
