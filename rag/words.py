@@ -12,6 +12,14 @@ based primarily information shown provided details relying response please state
 fy fiscal year years usd millions billions million billion total amount""".split())
 
 
+# the question asks to see something: a chart, a plot, a figure, a map — or "show me"
+ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
+                        r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
+# the words of a request to see, which name no measure: "is there a chart", "show me the graph"
+_REQUEST = re.compile(r"\b(?:is there an?|show(?:s|n)?(?: me)?|charts?|graphs?|graphics?|plots?|figures?|diagrams?|"
+                      r"visuali[sz]\w*|please)\b", re.I)
+
+
 def terms(text: str, stop: set[str] = STOP) -> list[str]:
     out = []
     for w in re.findall(r"[a-z][a-z0-9&'\-]*", text.lower()):
@@ -20,6 +28,16 @@ def terms(text: str, stop: set[str] = STOP) -> list[str]:
             continue
         out.append(stem(w))
     return out
+
+
+def measure_text(question: str, names: list[str]) -> str:
+    """The question without the names of the issuers it asks about and without its request to see ("chart", "show
+    me"): what it asks about, to match against a figure's own words. Every figure of an issuer's report may bear the
+    issuer's name; the name tells them apart only by which of them repeats it ("Vonovia in Figures")."""
+    drop = {t for n in names for t in terms(n)}
+    kept = [w for w in question.split() if not (t := terms(re.sub(r"['’]s\b", "", w))) or not set(t) <= drop]
+    text = " ".join(_REQUEST.sub(" ", " ".join(kept)).split())
+    return text if terms(text) else question
 
 
 def stem(w: str) -> str:

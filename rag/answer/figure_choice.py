@@ -3,8 +3,9 @@
 A figure is shown only when it supports the answer: it is a chart, a diagram or a map (never a photo, a logo, a
 cover, a decoration; a table is shown as the citation's crop of its cited row), its own words (caption, the text
 inside it, the paragraph around it) name the question's measure, and either it belongs to a passage the answer
-cites or the question asks for a chart; and it names nearly as much of the measure as the best such figure, and
-no other names in its own words all it names and more. At most three; none is a valid answer.
+cites (or is printed on its page) or the question asks for a chart; and it names nearly as much of the measure as
+the best such figure, and no other names in its own words all it names and more. At most three; none is a valid
+answer.
 
 A question that asks to see a chart gets one: the figure that answers it best by meaning (its stored vector, its
 own words against the question, a cited passage holding it), whose words name the measure or whose own words are
@@ -23,6 +24,7 @@ from rag.ingest.drawn import family
 from rag.ingest.figkind import NEVER_SHOWN
 from rag.quantities import MARKER
 from rag.records import FigureHit
+from rag.words import ASKS_CHART
 from rag.words import terms as _terms
 
 MAX_SHOWN = 3
@@ -36,9 +38,6 @@ STRENGTH_SHARE = 0.75  # a figure shown names at least this share of what the be
 # than to any other figure's, asks for that chart ("mobile market share Germany by network operator")
 IMPLIED_FLOOR = 0.65
 IMPLIED_MARGIN = 0.10
-# the question asks to see something: a chart, a plot, a figure, a map — or "show me"
-ASKS_CHART = re.compile(r"\b(charts?|graphs?|plots?|figures?|diagrams?|visuali[sz]\w*|illustrat\w*|matrix|maps?|"
-                        r"show(?:s|n)?(?: me)?|see|picture|image)\b", re.I)
 # words of a request to see, not of the measure
 _ASK_WORDS = {w for t in ("chart graph plot figure diagram visual visualise visualize illustrate show see where "
                           "picture image there tracking comparing splitting like over into each pie donut doughnut "
@@ -106,7 +105,7 @@ def strength(f: FigureHit, terms: set[str]) -> float:
     return len(terms & own) + 0.5 * len(terms & around - own)
 
 
-def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
+def why_shown(f: FigureHit, marker: int | None, words: list[str], on_page: bool = False) -> str:
     """"The line chart on p. 14 (“Energy mix 2023”), which the cited passage [2] refers to; it names: energy"."""
     if not words:  # found by meaning: the figure's own words are close to the question's
         words = [f"what the question asks (closeness {f.own_similarity:.2f})"]
@@ -116,6 +115,7 @@ def why_shown(f: FigureHit, marker: int | None, words: list[str]) -> str:
     caption = (f.caption or "").strip()
     named = f" (“{shorten(caption, 80)}”)" if caption else ""
     link = ", which the question names by its number" if f.named else \
+        f", on the page of the cited passage [{marker}]" if marker and on_page else \
         f", which the cited passage [{marker}] belongs to" if marker else ", which the question asks to see"
     return f"{what[0].upper()}{what[1:]} on p. {f.page}{named}{link}; it shows {', '.join(words[:4])}"
 
@@ -145,6 +145,9 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         for m in MARKER.findall(p):
             marker_para.setdefault(int(m), i)
     cited = {e.chunk_id: e.marker for e in a.evidence if e.marker in marker_para}
+    # a chart printed on a page a cited passage is on is that passage's chart, whichever of the page's passages
+    # ingestion linked it to (a figure is linked to one passage of its page)
+    on_page = {(e.document_id, p): e.marker for e in a.evidence if e.marker in marker_para for p in e.pages}
     doc_para = {e.document_id: marker_para[e.marker] for e in a.evidence if e.marker in marker_para}
     wants = asks_chart(a.question)
     implied = None if wants else implied_chart(figures)
@@ -157,12 +160,13 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
         if (f.figure_kind in NEVER_SHOWN and not f.named) or not a.paragraphs:
             continue
         words = matches(f, terms)
-        marker = cited.get(f.chunk_id) if f.chunk_id is not None else None
+        by_chunk = cited.get(f.chunk_id) if f.chunk_id is not None else None
+        marker = by_chunk or on_page.get((f.document_id, f.page))
         said = [as_written(w, f"{a.question} {f.caption or ''} {f.ocr_text or ''} {f.context or ''}") for w in words]
         if not (f.named or ((words or (wants and f.own_similarity >= OWN_FLOOR)) and (marker or wants))):
             continue
         para = marker_para[marker] if marker else doc_para.get(f.document_id, 0)
-        f.why_shown = why_shown(f, marker, said)
+        f.why_shown = why_shown(f, marker, said, on_page=by_chunk is None)
         label = next((e.document for e in a.evidence if e.document_id == f.document_id), f.file_name)
         named = strength(f, terms)
         options.append(_Option(f.named, marker is not None and not wants, kind_named is not None and

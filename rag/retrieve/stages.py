@@ -34,6 +34,7 @@ from rag.retrieve.query import (
 )
 from rag.retrieve.search import SearchFilters
 from rag.retrieve.trace import StageTrace, Trace
+from rag.words import measure_text
 
 
 @dataclass
@@ -563,7 +564,11 @@ class Figures:
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
             found = with_named(found, s.store, s.question, list({c.document_id for c in chunks}))
-            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN or f.named], s.vec, s.embedder)
+            # a figure's own words against what the question asks about: not the issuer's name, not "show me a chart"
+            about = measure_text(s.question, s.it.company_names + s.it.company_terms)
+            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN or f.named],
+                           s.vec if s.vec is None or about == s.question else s.embedder.encode_query(about),
+                           s.embedder)
             s.figures = self.best(self.admit(found, chunks, cfg), cfg)
         s.entry.n_out = len(s.figures)
         return s

@@ -55,6 +55,25 @@ def _retrieval(question: str, chunks, refusal=None, figures=()) -> Retrieval:
     return Retrieval(question, understand(question), list(chunks), list(figures), Trace(), refusal, list(chunks))
 
 
+def on_page(f, page: int):
+    f.page = page
+    return f
+
+
+def test_a_chart_on_the_page_of_a_cited_passage_is_that_passages_chart():
+    """Ingestion links a figure to one passage of its page; the answer may cite another. The chart printed on
+    the cited page is shown with it, and says so; one on another page of the document is not."""
+    c1 = cand(1)  # p. 1 of document 1
+    a = Answer("Breakdown of Acme's emissions into scope 1, 2 and 3", "Scope 1 was 48.8% [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "scope")])
+    donut = figure(1, 2, 0.5, True, 1, "Carbon emissions: Scope 1 48.8%, Scope 2 37.5%, Scope 3 13.7%",
+                   chart_type="donut")
+    elsewhere = on_page(figure(2, 3, 0.6, True, 1, "Scope 1 emissions by year", chart_type="bar"), 9)
+    placed = place([donut, elsewhere], a, ["Acme"])
+    assert [f.figure_id for f in placed] == [1]
+    assert "on the page of the cited passage [1]" in placed[0].why_shown
+
+
 def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
     c1, c2 = cand(1), cand(2, doc(2, "Globex Industries Inc"))
     a = Answer("What were Acme's and Globex's net sales?", "**Acme**: sales [1].\n\n**Globex**: sales [2].",
@@ -62,8 +81,9 @@ def test_a_figure_goes_after_the_paragraph_that_cites_its_chunk():
     placed = place([figure(1, 2, 0.5, True, 2, "Net sales by year", chart_type="bar"),
                             figure(2, 1, 0.6, True, 1, "Net sales by region", kind="photo"),
                             figure(3, 1, 0.6, True, 1, "Our people"),
-                            figure(4, 99, 0.7, False, 1, "Net sales by quarter")], a)
-    # 2 is a photo; 3 does not name the measure; 4 is not linked to a cited passage and no chart was asked for
+                            on_page(figure(4, 99, 0.7, False, 1, "Net sales by quarter"), 7)], a)
+    # 2 is a photo; 3 does not name the measure; 4 is neither linked to a cited passage nor on its page, and no
+    # chart was asked for
     assert [(f.figure_id, f.after_paragraph) for f in placed] == [(1, 1)]
     assert placed[0].document == "Globex Industries 10-K FY2022" and placed[0].to_json()["kind"] == "chart"
     assert placed[0].why_shown == ("The bar chart on p. 1 (“Net sales by year”), which the cited passage [2] "
@@ -74,7 +94,7 @@ def test_a_chart_the_question_asks_for_is_the_one_that_answers_best_and_none_is_
     c1 = cand(1)
     a = Answer("Show the chart of Acme's energy use", "Energy use was 5 GWh [1].", "medium",
                evidence=[Evidence.of(c1, 1, "energy")])
-    figs = [figure(i, 50 + i, 0.5 - i / 100, False, 1, f"Energy use {i}") for i in range(1, 6)]
+    figs = [on_page(figure(i, 50 + i, 0.5 - i / 100, False, 1, f"Energy use {i}"), 5) for i in range(1, 6)]
     placed = place(figs, a, ["Acme"])
     assert [f.figure_id for f in placed] == [1] and "which the question asks to see" in placed[0].why_shown
     assert place([figure(9, 1, 0.9, True, 1, "Water withdrawal")], a) == []
@@ -237,8 +257,9 @@ def test_a_question_in_one_charts_own_words_gets_that_chart_though_it_does_not_s
     a = Answer("mobile communications market share Germany by network operator",
                "Revenues in the mobile market were EUR 27.6 billion [1].", "medium",
                evidence=[Evidence.of(c1, 1, "mobile market")])
-    share = figure(1, 50, 0.71, False, 1, "Figure 8: Mobile communications market share, Germany", chart_type="donut")
-    other = figure(2, 51, 0.40, False, 1, "Mobile revenues by year", chart_type="bar")
+    share = on_page(figure(1, 50, 0.71, False, 1, "Figure 8: Mobile communications market share, Germany",
+                           chart_type="donut"), 8)
+    other = on_page(figure(2, 51, 0.40, False, 1, "Mobile revenues by year", chart_type="bar"), 8)
     share.own_similarity, other.own_similarity = 0.79, 0.30
     placed = place([other, share], a)
     assert [f.figure_id for f in placed] == [1] and "which the question asks to see" in placed[0].why_shown
@@ -287,3 +308,15 @@ def test_a_chart_found_by_its_own_words_is_cited_to_its_own_passage_though_searc
     assert lead.sentences[0].startswith("The bar “Sales revenues and EBITDA margin development” on p. 54 shows: "
                                         "Sales revenues, 2023: 636.0"), lead.sentences
     assert [(e.chunk_id, e.pages) for e in marks.evidence] == [(54, [54])], marks.evidence
+
+
+def test_a_figures_own_words_are_matched_against_what_the_question_asks_about():
+    """Not the issuer's name, which any figure of its report may bear, nor the request to see a chart."""
+    from rag.words import measure_text
+
+    assert measure_text("Breakdown of Vonovia's CO2 emissions into scope 1, 2 and 3", ["Vonovia SE", "vonovia"]) \
+        == "Breakdown of CO2 emissions into scope 1, 2 and 3"
+    assert measure_text("freenet share performance vs MDAX and TecDAX in 2023 chart", ["freenet AG"]) \
+        == "share performance vs MDAX and TecDAX in 2023"
+    assert measure_text("is there a graph of Acme sales? please", ["Acme Widgets"]) == "of sales?"
+    assert measure_text("show me the chart", []) == "show me the chart"  # nothing asked about: the question as is
