@@ -271,22 +271,41 @@ def _beside(v: Phrase, lab: Phrase) -> bool:
     return gy == 0 or (gx == 0 and gy <= 1.5 * max(v.rect.height, 1.0))
 
 
-def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple]]:
-    """Small filled squares or discs: a legend's colour keys."""
-    return [(pymupdf.Rect(d["rect"]), colour) for d in drawings
-            if (colour := fill_colour(d)) is not None and crop.contains(d["rect"]) and swatch(d["rect"])]
+def _line_key(r: pymupdf.Rect) -> bool:
+    """A line chart's legend key by its size: a short horizontal stroke or thin bar (6-30 pt long, 3 pt high at
+    most), the line of its series drawn small."""
+    return 6 <= r.width <= 30 and r.height <= 3
 
 
-def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple]]
+def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple, bool]]:
+    """A legend's colour keys: small filled squares or discs, and short strokes or thin bars of one colour (a line
+    chart's keys) that do not run on into another line (a rule drawn in pieces). (rect, colour, is a line key)."""
+    out = []
+    flat = [pymupdf.Rect(d["rect"]) for d in drawings if d["rect"].height <= 3]
+    for d in drawings:
+        r = pymupdf.Rect(d["rect"])
+        if not crop.contains(r):
+            continue
+        if (colour := fill_colour(d)) is not None and swatch(r):
+            out.append((r, colour, False))
+            continue
+        colour = colour or (tuple(round(v, 2) for v in d["color"]) if d.get("color") else None)
+        if colour is not None and _line_key(r) and not any(
+                o != r and abs(o.y0 - r.y0) <= 1 and (abs(o.x0 - r.x1) <= 1 or abs(o.x1 - r.x0) <= 1) for o in flat):
+            out.append((r, colour, True))
+    return out
+
+
+def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple, bool]]
             ) -> tuple[dict[tuple, str], list[pymupdf.Rect], set[str]]:
     """(colour → the label set just right of its swatch, the swatches that are keys, the lines of two-line labels).
     A label may run over two lines beside its key ("under 30" / "years old"): the lines beside the key's height,
-    aligned at its left, read as one name."""
+    aligned at its left, read as one name. A line key's label is centred on it (an underline is not a key)."""
     out: dict[tuple, str] = {}
     keys, used = [], set()
-    for r, colour in swatches:
+    for r, colour, line in swatches:
         right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
-                 < max(4.0, p.rect.height * 0.6)]
+                 < (p.rect.height * 0.35 if line else max(4.0, p.rect.height * 0.6))]
         if not right:
             continue
         first = min(right, key=lambda p: p.rect.x0)
@@ -341,7 +360,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
         values = [{"label": label, "value": value} for label, value in _ranges(words, bars)]
         return {"title": title, "legend": [], "axes": rotated or [], "values": values}
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
-    phrases = _values_apart(_phrases(words, [r for r, _ in swatches]))
+    phrases = _values_apart(_phrases(words, [r for r, _, _ in swatches]))
     legend, keys, used = _legend(phrases, swatches) if phrases else ({}, [], set())
     names = {n.lower() for n in legend.values()} | used
     if family(chart_type) == "pie":
@@ -391,11 +410,14 @@ def _ranges(words: list[tuple[float, float, float, float, str]], bars: list[pymu
 
 
 def reading_text(reading: dict | None) -> str:
-    """The reading as one line a search and an answer can read: "Scope 1: 1,050 t (8.0%); Scope 2: 420 t"."""
+    """The reading as one line a search and an answer can read: "Scope 1: 1,050 t (8.0%); Scope 2: 420 t", and the
+    legend's series no value names ("series: freenet, MDAX, TecDAX": a line chart's lines, printed nowhere else)."""
     if not reading:
         return ""
     pairs = [f"{v['label']}: {v['value']}" if v["label"] else v["value"] for v in reading.get("values", [])]
-    return "; ".join(pairs)
+    named = " ".join(v["label"] for v in reading.get("values", [])).lower()
+    series = [s for s in reading.get("legend", []) if s.lower() not in named]
+    return "; ".join(pairs + ([f"series: {', '.join(series)}"] if series else []))
 
 
 def reading_line(stored_text: str | None) -> str:

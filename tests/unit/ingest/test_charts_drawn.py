@@ -403,6 +403,28 @@ def test_bars_with_a_line_on_a_white_panel_take_the_series_of_their_own_legend_k
                      ("EBITDA margin, 2021", "8.1%"), ("EBITDA margin, 2022", "5.5%")}, pairs
 
 
+def test_a_line_charts_legend_of_short_strokes_is_read_and_named_in_its_reading():
+    """A share price chart's legend: each series a short thin bar or a short stroke of its colour, its name beside
+    it ("▬ freenet ▬ MDAX ▬ TecDAX"). The names are its legend, and the reading line names them, since no value
+    printed on the chart does. A rule drawn in pieces under the legend, and an underline, are no keys."""
+    green, navy, grey = (0.52, 0.74, 0.2), (0.03, 0.13, 0.26), (0.53, 0.53, 0.53)
+    keys = [{"rect": pymupdf.Rect(74, 273, 88, 274.4), "fill": green},
+            {"rect": pymupdf.Rect(119, 273.7, 133, 273.7), "color": navy},
+            {"rect": pymupdf.Rect(163, 273, 177, 274.4), "fill": grey}]
+    rule = [{"rect": pymupdf.Rect(x, 280, x + 18, 280), "color": navy} for x in (70, 88, 106)]
+    underline = [{"rect": pymupdf.Rect(200, 278.5, 222, 279), "color": navy}]
+    words = [(89, 268, 119, 279, "freenet"), (134, 268, 159, 279, "MDAX"), (178, 268, 199, 279, "TecDAX"),
+             (224, 268, 250, 279, "Peers"), (78, 172, 86, 181, "130"), (78, 206, 86, 215, "110"),
+             (97, 249, 121, 258, "January"), (451, 249, 490, 258, "December")]
+    reading = chartread.read_chart(words, [*keys, *rule, *underline], region=pymupdf.Rect(70, 150, 520, 282),
+                                   chart_type="line")
+    assert reading["legend"] == ["freenet", "MDAX", "TecDAX"], reading["legend"]
+    assert chartread.reading_text(reading).endswith("series: freenet, MDAX, TecDAX")
+    # a legend whose names the values carry is not repeated
+    assert chartread.reading_text({"values": [{"label": "MDAX, 2023", "value": "5%"}], "legend": ["MDAX"]}) \
+        == "MDAX, 2023: 5%"
+
+
 def test_a_numbered_caption_over_a_units_line_is_the_chart_s_caption_and_in_its_crop():
     """"Figure 13: Number of employees by gender" / "as of 31.12." set over a small units line, over the bars: the
     caption is the chart's, though its first line is far from the drawing, and the crop holds it."""
