@@ -280,16 +280,17 @@ def _line_key(r: pymupdf.Rect) -> bool:
 def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple, bool]]:
     """A legend's colour keys: small filled squares or discs, and short strokes or thin bars of one colour (a line
     chart's keys) that do not run on into another line (a rule drawn in pieces). (rect, colour, is a line key)."""
-    out = []
+    out: list[tuple[pymupdf.Rect, tuple, bool]] = []
     flat = [pymupdf.Rect(d["rect"]) for d in drawings if d["rect"].height <= 3]
     for d in drawings:
         r = pymupdf.Rect(d["rect"])
         if not crop.contains(r):
             continue
-        if (colour := fill_colour(d)) is not None and swatch(r):
+        if (colour := fill_colour(dict(d))) is not None and swatch(r):
             out.append((r, colour, False))
             continue
-        colour = colour or (tuple(round(v, 2) for v in d["color"]) if d.get("color") else None)
+        stroke = d.get("color")
+        colour = colour or (tuple(round(v, 2) for v in stroke) if stroke else None)
         if colour is not None and _line_key(r) and not any(
                 o != r and abs(o.y0 - r.y0) <= 1 and (abs(o.x0 - r.x1) <= 1 or abs(o.x1 - r.x0) <= 1) for o in flat):
             out.append((r, colour, True))
@@ -302,7 +303,8 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple, boo
     A label may run over two lines beside its key ("under 30" / "years old"): the lines beside the key's height,
     aligned at its left, read as one name. A line key's label is centred on it (an underline is not a key)."""
     out: dict[tuple, str] = {}
-    keys, used = [], set()
+    keys: list[pymupdf.Rect] = []
+    used: set[str] = set()
     for r, colour, line in swatches:
         right = [p for p in phrases if 0 <= p.rect.x0 - r.x1 < 12 and abs((p.rect.y0 + p.rect.y1) / 2 - (r.y0 + r.y1) / 2)
                  < (p.rect.height * 0.35 if line else max(4.0, p.rect.height * 0.6))]
