@@ -175,6 +175,8 @@ class FigureHit:
     kind_why: str = ""
     context: str | None = None
     own_similarity: float = 0.0  # the question against the figure's own words (caption, title, legend, labels)
+    # what the question asks about (no issuer name, no "show me a chart": rag.words.measure_text) against them
+    measure_similarity: float | None = None
     named: bool = False  # the question names it by its number ("Figure 3"): figures_numbered()
 
     @classmethod
@@ -186,9 +188,10 @@ class FigureHit:
 
     def score(self, linked_bonus: float) -> float:
         """How well the figure answers the question: its stored vector (caption, the paragraph around it, its
-        text), its own words alone (charts side by side share their paragraph, not their title and legend), and a
-        bonus when a chosen passage holds it."""
-        return self.similarity + self.own_similarity + (linked_bonus if self.linked else 0.0)
+        text), its own words alone against what the question asks about (charts side by side share their paragraph,
+        not their title and legend), and a bonus when a chosen passage holds it."""
+        own = self.own_similarity if self.measure_similarity is None else self.measure_similarity
+        return self.similarity + own + (linked_bonus if self.linked else 0.0)
 
 
 @dataclass(slots=True)

@@ -564,11 +564,11 @@ class Figures:
                                           chunk_ids=[c.chunk_id for c in chunks],
                                           document_ids=list({c.document_id for c in chunks}))
             found = with_named(found, s.store, s.question, list({c.document_id for c in chunks}))
-            # a figure's own words against what the question asks about: not the issuer's name, not "show me a chart"
+            # a figure's own words against the question, and against what it asks about (not the issuer's name,
+            # which any figure of its report may bear, not "show me a chart"): the latter ranks them
             about = measure_text(s.question, s.it.company_names + s.it.company_terms)
-            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN or f.named],
-                           s.vec if s.vec is None or about == s.question else s.embedder.encode_query(about),
-                           s.embedder)
+            own_similarity([f for f in found if f.figure_kind not in NEVER_SHOWN or f.named], s.vec, s.embedder,
+                           None if s.vec is None or about == s.question else s.embedder.encode_query(about))
             s.figures = self.best(self.admit(found, chunks, cfg), cfg)
         s.entry.n_out = len(s.figures)
         return s
@@ -621,14 +621,16 @@ def with_named(found: list[FigureHit], store, question: str, document_ids: list[
     return found + list(named.values())
 
 
-def own_similarity(figures: list[FigureHit], vec, embedder) -> None:
+def own_similarity(figures: list[FigureHit], vec, embedder, about=None) -> None:
     """Each figure's own words (caption, then its text: a chart's reading, title, legend and labels) against the
-    question, by meaning: "women and men" finds a chart whose legend says "female, male"."""
+    question, by meaning: "women and men" finds a chart whose legend says "female, male"; and against `about`, the
+    vector of what the question asks about, when it differs from the question."""
     if not figures or vec is None:
         return
     texts = [f"{f.caption or ''}\n{(f.ocr_text or '')[:300]}".strip() or "figure" for f in figures]
     for f, v in zip(figures, embedder.encode(texts), strict=True):
         f.own_similarity = float(v @ vec)
+        f.measure_similarity = float(v @ about) if about is not None else None
 
 
 class Facts:
