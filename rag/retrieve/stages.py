@@ -590,7 +590,7 @@ class Figures:
                 continue
             if f.linked and f.similarity >= cfg.linked_figure_floor and f.chunk_id in rank:
                 f.why_shown = f"linked to answer chunk #{rank[f.chunk_id] + 1}; caption similarity {f.similarity:.2f}"
-            elif max(f.similarity, f.own_similarity) >= cfg.figure_floor:
+            elif max(f.similarity, f.own_similarity, f.measure_similarity or 0.0) >= cfg.figure_floor:
                 f.why_shown = f"caption/context similarity {f.similarity:.2f}, own words {f.own_similarity:.2f}"
             else:
                 continue
