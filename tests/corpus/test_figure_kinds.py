@@ -193,3 +193,17 @@ def test_an_organisation_chart_of_boxes_joined_by_arrows_is_a_diagram_not_a_tabl
     _, figs = _page_figures("esg/freenet_annual_report_2023.pdf", 43)
     assert [f.figure_kind for f in figs if f.caption.startswith("Figure 11")] == ["diagram"], \
         [(f.figure_kind, f.caption[:30]) for f in figs]
+
+
+def test_a_share_price_charts_legend_of_thin_bars_is_read_and_tells_it_from_the_chart_below():
+    """freenet's share against its benchmarks: a line chart whose legend under the months is five thin bars of the
+    lines' colours. The legend is read, and the reading names the benchmarks, which tells this chart from the
+    plain share price chart below it."""
+    from rag.ingest.chartread import reading_line
+
+    _, figs = _page_figures("esg/freenet_annual_report_2023.pdf", 12)
+    bench = next(f for f in figs if f.caption.startswith("Figure 2"))
+    assert bench.signals["reading"]["legend"] == ["freenet", "SXKGR", "MDAX", "TecDAX", "Peers"], bench.signals
+    assert "series: freenet, SXKGR, MDAX, TecDAX, Peers" in reading_line(bench.ocr_text)
+    plain = next(f for f in figs if f.caption.startswith("Figure 3"))
+    assert "MDAX" not in (plain.ocr_text or "")

@@ -23,6 +23,7 @@ from rag.retrieve.stages import (
     diversity_notes,
     dynamic_k,
     not_mentioned,
+    own_similarity,
     pool_of,
     select,
 )
@@ -211,6 +212,27 @@ def test_a_figure_is_admitted_by_its_own_words_when_its_stored_vector_is_mostly_
     kept = Figures.admit([female, male, far], [cand(1)], cfg)
     assert [f.figure_id for f in kept] == [1, 2]
     assert kept[1].why_shown == "caption/context similarity 0.37, own words 0.48"
+
+
+def test_figures_are_ranked_by_their_own_words_against_what_the_question_asks_about(embedder):
+    """The issuer's name, which any figure of its report may bear, does not rank a figure that only repeats it
+    ("Vonovia in Figures") over the one that shows what is asked; the real embedding model judges."""
+    from rag.words import measure_text
+
+    question = "share of Vonovia apartments per energy efficiency class"
+    brochure = figure(1, None, 0.60, False, caption="Vonovia in Figures")
+    classes = figure(2, None, 0.55, False, caption="Energy Efficiency Standards in the Portfolio (Germany)")
+    embedder.load()
+    about = measure_text(question, ["Vonovia SE", "vonovia"])
+    own_similarity([brochure, classes], embedder.encode_query(question), embedder, embedder.encode_query(about))
+    assert brochure.measure_similarity is not None and classes.measure_similarity is not None
+    assert brochure.measure_similarity < brochure.own_similarity  # the name no longer counts for it
+    bonus = RetrievalSettings().selection.linked_figure_bonus
+    assert classes.score(bonus) > brochure.score(bonus)
+    # the floor admits a figure close to what is asked though not to the whole question
+    cfg = RetrievalSettings()
+    classes.similarity, classes.own_similarity, classes.measure_similarity = 0.2, 0.2, cfg.figure_floor + 0.01
+    assert Figures.admit([classes], [cand(1)], cfg) == [classes]
 
 
 @pytest.mark.parametrize("stage", [Understand, ScopeAndFilters, Rerank, Coverage, Threshold, Budget, Figures])
