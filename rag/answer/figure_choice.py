@@ -51,6 +51,17 @@ _NAMED_FAMILY = [(re.compile(r"\b(?:pie|donut|doughnut)s?\b", re.I), "pie"),
                  (re.compile(r"\bscatter", re.I), "scatter")]
 
 
+# a name the question writes in capitals: an acronym or a name with a capital inside it ("MSCI", "EBIT", "TecDAX")
+_CAPITALS = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\b")
+
+
+def capital_names(question: str, names: list[str]) -> set[str]:
+    """The question's names written in capitals, as stems, but for the issuer's ("MSCI ESG rating" -> msci, esg):
+    an index, a rating agency, a measure's acronym, which a figure either carries or does not."""
+    issuer = {t for n in names for t in _terms(n)}
+    return {t for w in _CAPITALS.findall(question) for t in _terms(w)} - issuer
+
+
 def named_family(question: str) -> str | None:
     """The family of chart type the question names ("show me the pie of sales" -> pie), if one."""
     return next((fam for pat, fam in _NAMED_FAMILY if pat.search(question)), None)
@@ -176,6 +187,10 @@ def place_figures(figures: list[FigureHit], a: Answer, names: list[str] | None =
     # report ("power against bias voltage" for "gauge factor against bias voltage"): not shown.
     best = max((o.named for o in options), default=0.0)
     options = [o for o in options if o.named_fig or o.named >= STRENGTH_SHARE * best]
+    # of two figures, one carrying every name in capitals the question writes that the other carries, and more
+    # ("MSCI – ESG Research" over "ESG Company Rating", asked for the MSCI ESG rating): the other is not shown
+    capitals = capital_names(a.question, names or [])
+    options = [o for o in options if o.named_fig or not any(o.own & capitals < p.own & capitals for p in options)]
     if not wants:  # of two figures, one naming in its own words all the other names of the measure and more
         # ("female employees by age" over "male employees by age", asked about female staff): the other is not shown
         options = [o for o in options if o.named_fig or not any(o.own < p.own for p in options)]
