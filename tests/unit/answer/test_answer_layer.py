@@ -320,3 +320,23 @@ def test_a_figures_own_words_are_matched_against_what_the_question_asks_about():
         == "share performance vs MDAX and TecDAX in 2023"
     assert measure_text("is there a graph of Acme sales? please", ["Acme Widgets"]) == "of sales?"
     assert measure_text("show me the chart", []) == "show me the chart"  # nothing asked about: the question as is
+
+
+def test_of_two_charts_the_one_carrying_more_of_the_names_the_question_writes_in_capitals_is_shown():
+    """Asked for the MSCI ESG rating, of three rating charts of the cited passage naming "ESG", the one that also
+    names MSCI is shown; asked for the share against MDAX and TecDAX, the chart whose legend names them, not the
+    plain share price chart below it. The issuer's own name, in capitals or not, decides nothing."""
+    c1 = cand(1)
+    a = Answer("How has Acme's MSCI ESG rating changed since 2018?", "It rose to A [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "rating")])
+    figs = [figure(1, 1, 0.6, True, 1, "ESG Company Rating", chart_type="bar"),
+            figure(2, 1, 0.5, True, 1, "MSCI – ESG Research", chart_type="bar"),
+            figure(3, 1, 0.5, True, 1, "ESG Risk Rating", chart_type="bar")]
+    assert [f.figure_id for f in place(figs, a, ["ACME"])] == [2]
+    b = Answer("Acme share performance vs MDAX and TecDAX in 2023 chart", "The share rose [1].", "medium",
+               evidence=[Evidence.of(c1, 1, "share")])
+    plain = figure(4, 1, 0.7, True, 1, "Figure 3: Performance of Acme share in 2023", chart_type="line")
+    bench = figure(5, 1, 0.6, True, 1, "Figure 2: Performance of Acme share vs. benchmark indices",
+                   chart_type="line")
+    bench.ocr_text = "series: Acme, SXKGR, MDAX, TecDAX\n"
+    assert [f.figure_id for f in place([plain, bench], b, ["ACME"])] == [5]
