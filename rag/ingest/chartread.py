@@ -277,9 +277,11 @@ def _line_key(r: pymupdf.Rect) -> bool:
     return 6 <= r.width <= 30 and r.height <= 3
 
 
-def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple, bool]]:
-    """A legend's colour keys: small filled squares or discs, and short strokes or thin bars of one colour (a line
-    chart's keys) that do not run on into another line (a rule drawn in pieces). (rect, colour, is a line key)."""
+def _swatches(drawings: list[Drawing], crop: pymupdf.Rect, lines: bool = False
+              ) -> list[tuple[pymupdf.Rect, tuple, bool]]:
+    """A legend's colour keys: small filled squares or discs, and, for a line chart (`lines`), short strokes or thin
+    bars of one colour that do not run on into another line (a rule drawn in pieces); in a pie the like are the
+    leader lines to its labels. (rect, colour, is a line key)."""
     out: list[tuple[pymupdf.Rect, tuple, bool]] = []
     flat = [pymupdf.Rect(d["rect"]) for d in drawings if d["rect"].height <= 3]
     for d in drawings:
@@ -291,7 +293,7 @@ def _swatches(drawings: list[Drawing], crop: pymupdf.Rect) -> list[tuple[pymupdf
             continue
         stroke = d.get("color")
         colour = colour or (tuple(round(v, 2) for v in stroke) if stroke else None)
-        if colour is not None and _line_key(r) and not any(
+        if lines and colour is not None and _line_key(r) and not any(
                 o != r and abs(o.y0 - r.y0) <= 1 and (abs(o.x0 - r.x1) <= 1 or abs(o.x1 - r.x0) <= 1) for o in flat):
             out.append((r, colour, True))
     return out
@@ -361,7 +363,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
                                                                and (d["rect"] & crop) == d["rect"]], crop)):
         values = [{"label": label, "value": value} for label, value in _ranges(words, bars)]
         return {"title": title, "legend": [], "axes": rotated or [], "values": values}
-    swatches = _swatches(drawings, crop + (-2, -2, 2, 2))
+    swatches = _swatches(drawings, crop + (-2, -2, 2, 2), lines=family(chart_type) == "line")
     phrases = _values_apart(_phrases(words, [r for r, _, _ in swatches]))
     legend, keys, used = _legend(phrases, swatches) if phrases else ({}, [], set())
     names = {n.lower() for n in legend.values()} | used

@@ -406,7 +406,8 @@ def test_bars_with_a_line_on_a_white_panel_take_the_series_of_their_own_legend_k
 def test_a_line_charts_legend_of_short_strokes_is_read_and_named_in_its_reading():
     """A share price chart's legend: each series a short thin bar or a short stroke of its colour, its name beside
     it ("▬ freenet ▬ MDAX ▬ TecDAX"). The names are its legend, and the reading line names them, since no value
-    printed on the chart does. A rule drawn in pieces under the legend, and an underline, are no keys."""
+    printed on the chart does. A rule drawn in pieces under the legend, and an underline, are no keys; nor, in a pie,
+    a short stroke before a label (its leader line)."""
     green, navy, grey = (0.52, 0.74, 0.2), (0.03, 0.13, 0.26), (0.53, 0.53, 0.53)
     keys = [{"rect": pymupdf.Rect(74, 273, 88, 274.4), "fill": green},
             {"rect": pymupdf.Rect(119, 273.7, 133, 273.7), "color": navy},
@@ -420,6 +421,9 @@ def test_a_line_charts_legend_of_short_strokes_is_read_and_named_in_its_reading(
                                    chart_type="line")
     assert reading["legend"] == ["freenet", "MDAX", "TecDAX"], reading["legend"]
     assert chartread.reading_text(reading).endswith("series: freenet, MDAX, TecDAX")
+    # in a pie or a donut, a short stroke before a label is the leader line from its wedge, not a key
+    assert chartread.read_chart(words, [*keys, *rule, *underline], region=pymupdf.Rect(70, 150, 520, 282),
+                                chart_type="donut")["legend"] == []
     # a legend whose names the values carry is not repeated
     assert chartread.reading_text({"values": [{"label": "MDAX, 2023", "value": "5%"}], "legend": ["MDAX"]}) \
         == "MDAX, 2023: 5%"
