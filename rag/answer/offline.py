@@ -743,7 +743,8 @@ def _chart_lead(f: FigureHit, r: Retrieval, marks: _Markers, fit: float | None) 
         said = said[len(title):].strip(" .:–-")
     said = said if len(said) <= 220 else said[:217].rsplit(" ", 1)[0] + " …"
     m = marks.cite(chunk.chunk_id, "")
-    kind = f.chart_type if f.chart_type and f.figure_kind == "chart" else (f.figure_kind or "chart")
+    typed = f.figure_kind == "chart" and f.chart_type and f.chart_type != "other"
+    kind = f"{(f.chart_type or '').replace('_', ' ')} chart" if typed else (f.figure_kind or "chart")
     text = f"The {kind} “{title}” on p. {f.page} shows" + (f": {said}" if said else " the figure asked for") + f" [{m}]."
     lead = Lead([text], [], "chart", {"entity": "inferred", "measure": "match" if (fit or 0) >= _FIT.measure_match
                                       else "inferred", "period": "inferred"})

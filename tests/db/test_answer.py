@@ -385,7 +385,7 @@ def test_a_chart_asked_for_answers_though_the_metric_named_cannot_be_computed(cl
     assert ingest(_report_with_a_chart(tmp_path / "polywerk.pdf")).ok
     a = answer(clean_store, embedder, "graph of Polywerk's revenue with EBITDA margin over the last three years")
     assert a.confidence != "insufficient_data", a.answer
-    assert a.answer.startswith("The bar “Sales revenues and EBITDA margin development”"), a.answer
+    assert a.answer.startswith("The bar chart “Sales revenues and EBITDA margin development”"), a.answer
     assert a.figures and a.figures[0].kind == "chart" and a.figures[0].page in a.evidence[0].pages
 
 

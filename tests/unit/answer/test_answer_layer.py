@@ -278,8 +278,14 @@ def test_a_chart_lead_gives_what_the_chart_reads_as_not_its_words_again():
     f = figure(7, 1, 0.6, True, 1, "Employees per market", chart_type="donut")
     f.ocr_text = "International: 167; North America: 415\n167 International 415 North America"
     lead = _chart_lead(f, _retrieval("employees per market chart", [c]), _Markers({1: c}), 0.6)
-    assert lead.sentences == ["The donut “Employees per market” on p. 1 shows: International: 167; North America: "
-                              "415 [1]."], lead.sentences
+    assert lead.sentences == ["The donut chart “Employees per market” on p. 1 shows: International: 167; "
+                              "North America: 415 [1]."], lead.sentences
+    # the chart's type in words ("stacked bar chart", never "stacked_bar"); a timeline's "other" is a chart
+    for chart_type, said in (("stacked_bar", "The stacked bar chart “"), ("other", "The chart “")):
+        f.chart_type = chart_type
+        lead = _chart_lead(f, _retrieval("employees per market chart", [c]), _Markers({1: c}), 0.6)
+        assert lead.sentences[0].startswith(said), lead.sentences
+    f.chart_type = "donut"
     f.ocr_text = "Scope 1 1,050 t"  # no reading: the words printed on it
     lead = _chart_lead(f, _retrieval("emissions chart", [c]), _Markers({1: c}), 0.6)
     assert "shows: Scope 1 1,050 t [1]." in lead.sentences[0]
@@ -305,8 +311,8 @@ def test_a_chart_found_by_its_own_words_is_cited_to_its_own_passage_though_searc
     _fetch_chunks(r.book, None, chunks, {}, f)
     marks = _Markers(chunks)
     lead = _chart_lead(f, r, marks, 0.6)
-    assert lead.sentences[0].startswith("The bar “Sales revenues and EBITDA margin development” on p. 54 shows: "
-                                        "Sales revenues, 2023: 636.0"), lead.sentences
+    assert lead.sentences[0].startswith("The bar chart “Sales revenues and EBITDA margin development” on p. 54 "
+                                        "shows: Sales revenues, 2023: 636.0"), lead.sentences
     assert [(e.chunk_id, e.pages) for e in marks.evidence] == [(54, [54])], marks.evidence
 
 
