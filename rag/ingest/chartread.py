@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from rag.domain import MONTH_NAMES
 from rag.ingest.drawn import family, fill_colour, range_bars, swatch
 from rag.ingest.figkind import glued_numbers, number_value, progression
 from rag.ingest.pdf import Drawing
@@ -28,6 +29,8 @@ _YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^
 _UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
 _SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
 # a rating's grade printed over a bar as its value (an ESG or a credit rating: "BBB", "A", "B-", "C+")
+# a month's name, whole or cut ("Dec"), never a word that starts like one ("Market", "Decline")
+_MONTH = re.compile("|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec")
 _GRADE = re.compile(r"^(?:A{1,3}|B{1,3}|C{1,3}|D)[+\-–]?$")
 MAX_VALUES = 40
 MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
@@ -159,6 +162,14 @@ def _unit(t: str) -> bool:
     return bool(len(t) <= 3 or re.search(r"\d|[%‰€$£/²³]", t) or _SCALE.match(t)) and not _YEAR.match(t)
 
 
+def _day(words: list[str], i: int) -> bool:
+    """The number at `i` is a date's day, next to its month ("31 December 2022", "Dec. 31, 2022"), not a value."""
+    if not re.fullmatch(r"\(?\d{1,2}(?:st|nd|rd|th)?[,.)]?", words[i]):
+        return False
+    near = [words[j].strip("(),.").lower() for j in (i - 1, i + 1) if 0 <= j < len(words)]
+    return any(_MONTH.fullmatch(x) for x in near)
+
+
 def _split(p: Phrase) -> tuple[str, str]:
     """(label, value) of a phrase. The value starts at its first number that is not part of the label (a year, or
     a small whole number right after a word and before another number: "Scope 1 1,050 t") and takes the units
@@ -169,7 +180,7 @@ def _split(p: Phrase) -> tuple[str, str]:
             continue
         small = re.fullmatch(r"\d{1,2}", t) and i > 0 and re.search(r"[A-Za-z]", w[i - 1]) \
             and any(_is_value(x) for x in w[i + 1:])
-        if small:
+        if small or _day(w, i):
             continue
         j = i + 1
         while j < len(w) and j - i <= 3 and (_is_value(w[j]) or _unit(w[j])):

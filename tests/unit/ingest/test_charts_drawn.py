@@ -429,6 +429,16 @@ def test_a_line_charts_legend_of_short_strokes_is_read_and_named_in_its_reading(
         == "MDAX, 2023: 5%"
 
 
+def test_a_date_in_a_charts_units_line_is_no_value():
+    """"(indexed as of 31 December 2022)" over a share price chart: 31 is the date's day, next to its month, not a
+    value labelled "(indexed as of"; a value after a word that only starts like a month ("Market 12") is one."""
+    words = [(300, 160, 330, 169, "(indexed"), (332, 160, 340, 169, "as"), (342, 160, 350, 169, "of"),
+             (352, 160, 362, 169, "31"), (364, 160, 400, 169, "December"), (402, 160, 425, 169, "2022)"),
+             (100, 200, 130, 209, "Market"), (132, 200, 142, 209, "12")]
+    values = [(v["label"], v["value"]) for v in chartread.read_chart(words, [])["values"]]
+    assert values == [("Market", "12")], values
+
+
 def test_a_numbered_caption_over_a_units_line_is_the_chart_s_caption_and_in_its_crop():
     """"Figure 13: Number of employees by gender" / "as of 31.12." set over a small units line, over the bars: the
     caption is the chart's, though its first line is far from the drawing, and the crop holds it."""
