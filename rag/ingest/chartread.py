@@ -28,9 +28,9 @@ _VALUE = re.compile(r"^[(\-–−+]?[$€£¥]?\d[\d,.' ]*(?:%|[kKmMbBT]|bn|mn|M
 _YEAR = re.compile(r"^(?:FY|GJ|Q[1-4]|H[12])?\s?'?(?:19|20)\d{2}(?:/\d{2,4})?$|^(?:FY|Q[1-4]|H[12])\s?'?\d{2}$", re.I)
 _UNIT = re.compile(r"^[(\[]?[%‰]?[A-Za-z€$£%µ]{1,6}[\d₂₃]{0,2}(?:[-/][A-Za-z€$%]{1,5}[\d₂]?)?[)\]]?[.,;]?$")
 _SCALE = re.compile(r"^(?:thousand|million|billion|trillion|mn|mio|bn|mrd|tsd|k)$", re.I)
-# a rating's grade printed over a bar as its value (an ESG or a credit rating: "BBB", "A", "B-", "C+")
 # a month's name, whole or cut ("Dec"), never a word that starts like one ("Market", "Decline")
 _MONTH = re.compile("|".join(MONTH_NAMES) + "|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec")
+# a rating's grade printed over a bar as its value (an ESG or a credit rating: "BBB", "A", "B-", "C+")
 _GRADE = re.compile(r"^(?:A{1,3}|B{1,3}|C{1,3}|D)[+\-–]?$")
 MAX_VALUES = 40
 MAX_PHRASE_WORDS = 10  # a longer phrase is a sentence, not a label and its value
@@ -294,7 +294,7 @@ def _swatches(drawings: list[Drawing], crop: pymupdf.Rect, lines: bool = False
     bars of one colour that do not run on into another line (a rule drawn in pieces); in a pie the like are the
     leader lines to its labels. (rect, colour, is a line key)."""
     out: list[tuple[pymupdf.Rect, tuple, bool]] = []
-    flat = [pymupdf.Rect(d["rect"]) for d in drawings if d["rect"].height <= 3]
+    flat = [pymupdf.Rect(d["rect"]) for d in drawings if d["rect"].height <= 3] if lines else []
     for d in drawings:
         r = pymupdf.Rect(d["rect"])
         if not crop.contains(r):
