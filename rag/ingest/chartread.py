@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from rag.domain import MONTH_NAMES
-from rag.ingest.drawn import family, fill_colour, range_bars, swatch
+from rag.ingest.drawn import family, fill_colour, range_bars, ring_hole, swatch
 from rag.ingest.figkind import glued_numbers, number_value, progression
 from rag.ingest.pdf import Drawing
 
@@ -170,6 +170,23 @@ def _day(words: list[str], i: int) -> bool:
     return any(_MONTH.fullmatch(x) for x in near)
 
 
+_BOUND = ("<", ">", "≤", "≥", "<=", ">=")
+_DASH = ("–", "-", "—", "to")
+
+
+def _class_bounds(w: list[str], i: int, j: int) -> bool:
+    """The numbers at w[i:j] bound a class, and the phrase names it ("< 30 years", "30 – 50 years", "≥ 5 km"): a
+    bound (a sign of comparison before the number) or a range (two numbers joined by a dash), no word before it,
+    and a word of letters after it that is no unit. A share or a count of that class is a value of its own, printed
+    apart; a bound with its unit alone ("< 1%") is a value."""
+    bound = (i > 0 and w[i - 1] in _BOUND) or w[i][:1] in "<>≤≥"
+    span = w[i:j]
+    ranged = len(span) >= 3 and span[1] in _DASH and _is_value(span[2])
+    before = " ".join(w[: i - 1 if i > 0 and w[i - 1] in _BOUND else i])
+    after = w[j] if j < len(w) else ""
+    return (bound or ranged) and not re.search(r"[A-Za-z]", before) and bool(re.fullmatch(r"[A-Za-z]{3,}[.,]?", after))
+
+
 def _split(p: Phrase) -> tuple[str, str]:
     """(label, value) of a phrase. The value starts at its first number that is not part of the label (a year, or
     a small whole number right after a word and before another number: "Scope 1 1,050 t") and takes the units
@@ -185,6 +202,8 @@ def _split(p: Phrase) -> tuple[str, str]:
         j = i + 1
         while j < len(w) and j - i <= 3 and (_is_value(w[j]) or _unit(w[j])):
             j += 1
+        if _class_bounds(w, i, j):
+            return " ".join(w), ""
         label = " ".join(w[:i]).strip(" :–-") or " ".join(w[j:]).strip(" :–-")
         return label, " ".join(w[i:j])
     return " ".join(w), ""
@@ -355,6 +374,24 @@ def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], key
     return min(near)[1] if near else under  # a point's value is set beside it, over whatever shape lies there
 
 
+def _glyph_drawings_out(words: list[tuple[float, float, float, float, str]]
+                        ) -> list[tuple[float, float, float, float, str]]:
+    """The words, less the text layer's glyphs that are drawings (a ring or a bar set in a symbol font): a "word" of no
+    letter or digit of the Latin alphabet, more than three times as tall as the words' median height, whose box
+    would lie over every label of the chart."""
+    if not words:
+        return words
+    heights = sorted(w[3] - w[1] for w in words)
+    tall = 3 * heights[len(heights) // 2]
+    return [w for w in words if w[3] - w[1] <= tall or re.search(r"[A-Za-z0-9]", w[4])]
+
+
+def _in_hole(p: Phrase, hole: tuple[pymupdf.Point, float]) -> bool:
+    """The phrase is set in a donut's hole: its centre within the hole's inner radius of the ring's centre."""
+    centre, radius = hole
+    return math.dist(((p.rect.x0 + p.rect.x1) / 2, (p.rect.y0 + p.rect.y1) / 2), (centre.x, centre.y)) < radius
+
+
 def _extent(words: list[tuple[float, float, float, float, str]], region: pymupdf.Rect | None) -> pymupdf.Rect:
     """The crop and every word read in it."""
     crop = pymupdf.Rect(region) if region is not None else pymupdf.Rect()
@@ -369,6 +406,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     """A chart's reading: {"title", "legend", "axes", "values": [{"label", "value"}]} from the words inside its
     crop `region` (page coordinates) and the page's drawings; `chart_type` as classified (a pie's or a donut's
     labels may run over lines)."""
+    words = _glyph_drawings_out(words)
     crop = _extent(words, region)
     if chart_type in (None, "other") and (bars := range_bars([d for d in drawings if "items" in d
                                                                and (d["rect"] & crop) == d["rect"]], crop)):
@@ -389,6 +427,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
               and i not in grades]
     reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
     rows = _axis_rows(labels)
+    hole = ring_hole([d for d in drawings if "items" in d and crop.contains(d["rect"])]) \
+        if chart_type == "donut" else None
     values = []
     for i, p in enumerate(phrases):
         label, value = ("", p.text) if i in grades else _split(p)
@@ -404,6 +444,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
             label = near.text if near else ""
         if series and series not in label:
             label = f"{series}, {label}" if label else series
+        if hole is not None and _in_hole(p, hole) and "%" not in value and "total" not in label.lower():
+            label = f"total {label}".strip()
         values.append({"label": _unmarked(label), "value": value})
         if len(values) >= MAX_VALUES:
             break

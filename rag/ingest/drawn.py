@@ -55,10 +55,11 @@ def _points(d: dict) -> list[pymupdf.Point]:
     return out
 
 
-def _ring_or_pie(drawings: list[Drawing]) -> str | None:
-    """'pie', 'donut' or None: filled curved shapes of three or more colours around one centre, or thick arcs."""
-    shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d["items"])]
-    arcs = [d for d in drawings if d.get("fill") is None and any(it[0] == "c" for it in d["items"])
+def _round_groups(drawings: list[Drawing]):
+    """(shapes, is a ring of stroked arcs, centre, radius) of each group of curved shapes of two or more colours
+    around one centre: filled wedges or ring segments, or thick unfilled arcs."""
+    shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d.get("items", ()))]
+    arcs = [d for d in drawings if d.get("fill") is None and any(it[0] == "c" for it in d.get("items", ()))
             and (d.get("width") or 0) >= 3]
     for group, ring in ((shapes, False), (arcs, True)):
         if len(group) < 2:
@@ -72,35 +73,58 @@ def _ring_or_pie(drawings: list[Drawing]) -> str | None:
         if not 0.6 < union.width / max(1.0, union.height) < 1.7:
             continue
         centre = pymupdf.Point((union.x0 + union.x1) / 2, (union.y0 + union.y1) / 2)
-        radius = max(union.width, union.height) / 2
         tol = 0.1 * max(union.width, union.height)
         near = [d for d in group if centre in d["rect"] + (-tol, -tol, tol, tol)]  # each shape reaches the centre
-        if len(near) < 0.6 * len(group):
-            continue
+        if len(near) >= 0.6 * len(group):
+            yield group, ring, centre, max(union.width, union.height) / 2
+
+
+def ring_hole(drawings: list[Drawing]) -> tuple[pymupdf.Point, float] | None:
+    """(centre, inner radius) of a donut's hole: its segments' centre, and how far their nearest point is from it
+    (a ring of stroked arcs: the arcs' radius less half their width); None without a ring."""
+    for group, ring, centre, radius in _round_groups(drawings):
+        if ring:
+            return centre, radius - max((d.get("width") or 0) for d in group)
+        wedges = [d for d in group if not all(it[0] == "c" for it in d["items"])] or group
+        closest = min((math.dist((p.x, p.y), (centre.x, centre.y)) for d in wedges for p in _points(d)),
+                      default=0.0)
+        if closest > 0.25 * radius:
+            return centre, closest
+        if (disc := _covered_centre(drawings, wedges, centre, radius)) is not None:
+            return centre, disc
+    return None
+
+
+def _ring_or_pie(drawings: list[Drawing]) -> str | None:
+    """'pie', 'donut' or None: filled curved shapes of three or more colours around one centre, or thick arcs."""
+    for group, ring, centre, radius in _round_groups(drawings):
+        colours = {fill_colour(d) for d in group}
         if ring:
             return "donut"
         wedges = [d for d in group if not all(it[0] == "c" for it in d["items"])] or group
         closest = min((math.dist((p.x, p.y), (centre.x, centre.y)) for d in wedges for p in _points(d)),
                       default=radius)
-        if closest > 0.25 * radius or _covered_centre(drawings, wedges, centre, radius):
+        if closest > 0.25 * radius or _covered_centre(drawings, wedges, centre, radius) is not None:
             return "donut"  # two colours make a ring (a share of a whole); a pie needs three
         if len(colours) >= 3:
             return "pie"
     return None
 
 
-def _covered_centre(drawings: list[Drawing], wedges: list[Drawing], centre: pymupdf.Point, radius: float) -> bool:
-    """A disc of another colour drawn over the wedges' centre: a donut drawn as a pie with a hole painted on."""
+def _covered_centre(drawings: list[Drawing], wedges: list[Drawing], centre: pymupdf.Point, radius: float
+                    ) -> float | None:
+    """The radius of a disc of another colour drawn over the wedges' centre (a donut drawn as a pie with a hole
+    painted on), else None."""
     last = max(i for i, d in enumerate(drawings) if any(d is w for w in wedges))
     colours = {fill_colour(w) for w in wedges}
     for d in drawings[last + 1:]:
         r = d["rect"]
-        if d.get("fill") is None or fill_colour(d) in colours or not any(it[0] == "c" for it in d["items"]):
+        if d.get("fill") is None or fill_colour(d) in colours or not any(it[0] == "c" for it in d.get("items", ())):
             continue
         c = pymupdf.Point((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2)
         if math.dist((c.x, c.y), (centre.x, centre.y)) < 0.1 * radius and 0.25 * radius < r.width / 2 < 0.9 * radius:
-            return True
-    return False
+            return r.width / 2
+    return None
 
 
 def _straight(it: tuple) -> bool:
