@@ -435,7 +435,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
         if i in ticks or not value or len(p.words) > MAX_PHRASE_WORDS or _in_title(p, title) or \
                 p.text.lower() in used:
             continue
-        series = _series_at(p, drawings, legend, keys)
+        centre = hole is not None and _in_hole(p, hole)  # in a donut's hole: over no series
+        series = "" if centre else _series_at(p, drawings, legend, keys)
         if not label:
             near = _nearest_label(p, [lab for lab in labels if lab.text != series], reach)
             axis = _axis_label(p, rows)
@@ -444,7 +445,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
             label = near.text if near else ""
         if series and series not in label:
             label = f"{series}, {label}" if label else series
-        if hole is not None and _in_hole(p, hole) and "%" not in value and "total" not in label.lower():
+        if centre and "%" not in value and "total" not in label.lower():
             label = f"total {label}".strip()
         values.append({"label": _unmarked(label), "value": value})
         if len(values) >= MAX_VALUES:

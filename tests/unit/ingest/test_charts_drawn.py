@@ -245,6 +245,13 @@ def test_a_table_with_shaded_header_cells_is_no_chart():
     (["474", "Sweden"], "Sweden", "474"),
     (["2022", "$23.6B"], "2022", "$23.6B"),
     (["Revenue"], "Revenue", ""),
+    # a class's bounds name it: its count or share is printed apart; a bound with its unit alone is a value
+    (["<", "30", "years"], "< 30 years", ""),
+    (["30", "–", "50", "years"], "30 – 50 years", ""),
+    ([">", "50", "years"], "> 50 years", ""),
+    (["Other", "<1%"], "Other <1%", ""),
+    (["Other", "<", "1%"], "Other <", "1%"),
+    (["2022", "30", "–", "50"], "2022", "30 – 50"),
 ])
 def test_a_phrase_is_split_into_its_label_and_its_value(words, label, value):
     assert chartread._split(chartread.Phrase(pymupdf.Rect(0, 0, 10, 10), words)) == (label, value)
@@ -797,3 +804,54 @@ def test_arrowheads_are_small_filled_triangles_not_cells_or_bars():
     from rag.ingest.drawn import arrowheads
 
     assert arrowheads(_saved(doc).get_drawings()) == 4
+
+
+def test_a_legend_of_age_classes_names_its_series_whole():
+    """Stacked bars whose legend names classes by their bounds ("< 30 years", "30 – 50 years", "> 50 years"): each
+    is a series' name, not a label "years" with a value "30 – 50"; the shares printed on the segments take them."""
+    doc, page = _page()
+    page.insert_text((60, 95), "Employees by age", fontsize=10)
+    x = 90.0
+    for share, colour in zip((0.25, 0.45, 0.30), COLOURS):
+        page.draw_rect(pymupdf.Rect(x, 120, x + 300 * share, 134), color=None, fill=colour)
+        x += 300 * share
+    page.insert_text((60, 131), "2023", fontsize=8)
+    for x, text in ((100, "657 (25.3 %)"), (180, "1,158 (44.7 %)"), (320, "777 (30.0 %)")):
+        page.insert_text((x, 131), text, fontsize=7, color=(1, 1, 1))
+    for i, name in enumerate(("< 30 years", "30 - 50 years", "> 50 years")):  # the base font has no en dash
+        page.draw_rect(pymupdf.Rect(90 + 90 * i, 160, 97 + 90 * i, 167), color=None, fill=COLOURS[i])
+        page.insert_text((101 + 90 * i, 166), name, fontsize=7)
+    page = _saved(doc)
+    words = [w[:5] for w in page.get_text("words")]
+    reading = chartread.read_chart(words, page.get_drawings(), chart_type="stacked_bar")
+    assert reading["legend"] == ["< 30 years", "30 - 50 years", "> 50 years"], reading["legend"]
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert ("30 - 50 years, 2023", "1,158 (44.7 %)") in pairs, pairs
+    assert not [v for v in reading["values"] if v["label"] in ("years", "<", ">")], reading["values"]
+
+
+def test_the_value_in_a_donut_s_hole_is_its_total_and_a_share_there_is_not():
+    """A donut drawn as a pie with a white disc over its centre: the count printed in the hole is the whole
+    ("10,622 employees" is the total); a share printed there (a ring of progress) is not named a total."""
+    for centre_text, label in (("10,622 employees", "total employees"), ("48.8%", "")):
+        doc, page = _page()
+        _donut(page, (200, 300), 60, [0.7, 0.2, 0.1], ["Germany", "Sweden", "Austria"])
+        page.insert_text((172, 303), centre_text, fontsize=8)
+        page = _saved(doc)
+        words = [w[:5] for w in page.get_text("words")]
+        reading = chartread.read_chart(words, page.get_drawings(), region=pymupdf.Rect(130, 230, 400, 370),
+                                       chart_type="donut")
+        value = centre_text.split()[0]
+        got = [v["label"] for v in reading["values"] if v["value"] == value]
+        assert got and got[0].startswith("total") == bool(label), reading["values"]
+
+
+def test_a_glyph_drawn_in_a_symbol_font_over_a_chart_is_no_word_of_it():
+    """A text layer may hold a ring drawn as one glyph of a symbol font: a "word" of no Latin letter or digit whose
+    box covers the chart. It is left out, so each label keeps its own value."""
+    words = [(543, 339, 559, 346, "Others"), (580, 339, 589, 346, "13%"), (543, 363, 559, 371, "France"),
+             (583, 363, 589, 371, "7%"), (674, 403, 681, 410, "UK"), (718, 403, 728, 410, "31%"),
+             (569, 294, 710, 455, "ɗǍၙǍ୰Ǎ̞Ǎ")]
+    reading = chartread.read_chart(words, [], chart_type="donut")
+    assert {(v["label"], v["value"]) for v in reading["values"]} == {("Others", "13%"), ("France", "7%"),
+                                                                     ("UK", "31%")}, reading["values"]
