@@ -84,12 +84,13 @@ def _round(masks: list[np.ndarray], shape: tuple[int, ...]) -> str | None:
     return None
 
 
-def _rectangles(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+def _rectangles(mask: np.ndarray, least: int = 6) -> list[tuple[int, int, int, int]]:
+    """The solid rectangles of a mask, at least 3 pixels thick and `least` long."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=4)
     out = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if min(w, h) >= 3 and max(w, h) >= 6 and area >= 0.9 * w * h:
+        if min(w, h) >= 3 and max(w, h) >= least and area >= 0.9 * w * h:
             out.append((x, y, w, h))
     return out
 
@@ -237,7 +238,7 @@ def solid_shapes(png: bytes) -> list[tuple[float, float, float, float, tuple[flo
         for m in _colour_masks(img):
             b, g, r = (float(v) / 255 for v in np.median(img[m], axis=0))
             out += [(x * k, y * k, (x + w) * k, (y + h) * k, (round(r, 2), round(g, 2), round(b, 2)))
-                    for x, y, w, h in _rectangles(m)]
+                    for x, y, w, h in _rectangles(m, least=3)]  # a legend's swatch, made small by the scaling
         return out
     except cv2.error:
         return []

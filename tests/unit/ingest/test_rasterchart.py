@@ -10,7 +10,7 @@ import pytest
 from rag.config import IngestSettings
 from rag.ingest import figures
 from rag.ingest.pipeline import _figure_ocr
-from rag.ingest.rasterchart import raster_chart_type
+from rag.ingest.rasterchart import raster_chart_type, solid_shapes
 from rag.ingest.refigure import page_rows
 from conftest import corpus_or_skip
 from test_charts_drawn import COLOURS, _bars, _donut
@@ -159,6 +159,27 @@ def test_an_image_of_two_bars_names_each_value_by_its_legend_colour():
     assert charts
     pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
     assert {("2022", "501.2"), ("2023", "585.9")} <= pairs, pairs
+
+
+def test_a_wide_chart_image_keeps_its_small_legend_swatches_among_its_solid_shapes():
+    """A wide chart image is scaled down to be read; its legend's swatches (9 pt squares beside "2019", "2020") then
+    shrink to five pixels a side, and are kept, in the colours of the bars they name."""
+    def wide(page: pymupdf.Page) -> None:
+        for i in range(8):
+            for j, colour in enumerate(COLOURS[:2]):
+                x = 40 + i * 100 + j * 30
+                page.draw_rect(pymupdf.Rect(x, 180 - 10 * (i + j + 2), x + 26, 180), color=None, fill=colour)
+        for j, (colour, year) in enumerate(zip(COLOURS[:2], ("2019", "2020"))):
+            page.draw_rect(pymupdf.Rect(700 + 60 * j, 198, 709 + 60 * j, 207), color=None, fill=colour)
+            page.insert_text((711 + 60 * j, 207), year, fontsize=8)
+    doc = pymupdf.open()
+    page = doc.new_page(width=860, height=220)
+    wide(page)
+    png = page.get_pixmap(dpi=150).tobytes("png")
+    small = [s for s in solid_shapes(png) if s[2] - s[0] < 20 and s[3] - s[1] < 20]
+    assert len(small) == 2, small
+    bars = {s[4] for s in solid_shapes(png) if s[3] - s[1] > 30}
+    assert {s[4] for s in small} == bars, (small, bars)
 
 
 def test_figure_ocr_reads_a_set_number_of_images_a_document_on_any_machine():
