@@ -295,6 +295,17 @@ def _axis_label(v: Phrase, rows: list[list[Phrase]]) -> Phrase | None:
     return row[best] if d <= 0.5 * step else None
 
 
+def _grades(phrases: list[Phrase], ticks: set[int]) -> set[int]:
+    """Phrases that are a rating's grade printed over a bar as its value ("BBB", "A-"), not a category: a letter set
+    in a row of categories that are not grades (the classes "A", "B" … "H" along an axis) names its bars."""
+    grades = {i for i, p in enumerate(phrases) if len(p.words) == 1 and _GRADE.match(p.words[0])}
+    words = [i for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and len(p.words) <= 6]
+    for row in _axis_rows([phrases[i] for i in words]):
+        if len(row) >= 3 and any(not _GRADE.match(p.text) for p in row):
+            grades -= {i for i in grades if any(phrases[i] is p for p in row)}
+    return grades
+
+
 def _beside(v: Phrase, lab: Phrase) -> bool:
     """A label set in the value's own row, or directly over or under it."""
     gx, gy = _gap(v.rect, lab.rect)
@@ -419,8 +430,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     if family(chart_type) == "pie":
         phrases = _label_blocks(phrases, {i for i, p in enumerate(phrases) if _split(p)[0].lower() in names})
     ticks = _ticks(phrases)
-    grades = {i for i, p in enumerate(phrases) if family(chart_type) == "bar" and len(p.words) == 1
-              and _GRADE.match(p.words[0])}
+    grades = _grades(phrases, ticks) if family(chart_type) == "bar" else set()
     # a category's label: short, not the chart's title, not a legend entry, not a grade
     labels = [p for i, p in enumerate(phrases) if i not in ticks and not _split(p)[1] and re.search(r"[A-Za-z0-9]", p.text)
               and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names

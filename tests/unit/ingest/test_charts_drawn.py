@@ -855,3 +855,16 @@ def test_a_glyph_drawn_in_a_symbol_font_over_a_chart_is_no_word_of_it():
     reading = chartread.read_chart(words, [], chart_type="donut")
     assert {(v["label"], v["value"]) for v in reading["values"]} == {("Others", "13%"), ("France", "7%"),
                                                                      ("UK", "31%")}, reading["values"]
+
+
+def test_letters_along_a_bar_charts_axis_are_its_categories_not_grades():
+    """Energy classes "A", "B" … "H" under the bars of a bar chart are categories that name the values over the
+    bars, even where a letter looks like a rating's grade; a grade over a bar stays a value (see the rating chart
+    above)."""
+    words = []
+    for i, cls in enumerate(("A", "B", "C", "D", "E", "F")):
+        x = 60 + 40 * i
+        words += [(x, 200, x + 8, 208, cls), (x, 150 - 10 * i, x + 16, 158 - 10 * i, f"{5 + 3 * i}.{i}")]
+    reading = chartread.read_chart(words, [], chart_type="bar")
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert pairs == {(c, f"{5 + 3 * i}.{i}") for i, c in enumerate("ABCDEF")}, pairs
