@@ -295,6 +295,20 @@ def _axis_label(v: Phrase, rows: list[list[Phrase]]) -> Phrase | None:
     return row[best] if d <= 0.5 * step else None
 
 
+def _bar_row_label(v: Phrase, drawings: list[Drawing], labels: list[Phrase]) -> str:
+    """The label of a horizontal bar's row, for a value printed right under or over one of its segments (and so in
+    neither the label's row nor its column): the label set at the bar's left, level with it."""
+    h = max(v.rect.height, 1.0)
+    bars = [d["rect"] for d in drawings if d.get("fill") is not None and d["rect"].width > d["rect"].height >= 3
+            and min(v.rect.x1, d["rect"].x1) > max(v.rect.x0, d["rect"].x0) and _gap(v.rect, d["rect"])[1] <= 1.5 * h]
+    if not bars:
+        return ""
+    bar = min(bars, key=lambda r: _gap(v.rect, r)[1])
+    left = [lab for lab in labels if lab.rect.x1 <= bar.x0 + 1 and bar.y0 - 2 <= (lab.rect.y0 + lab.rect.y1) / 2
+            <= bar.y1 + 2]
+    return max(left, key=lambda lab: lab.rect.x1).text if left else ""
+
+
 def _grades(phrases: list[Phrase], ticks: set[int]) -> set[int]:
     """Phrases that are a rating's grade printed over a bar as its value ("BBB", "A-"), not a category: a letter set
     in a row of categories that are not grades (the classes "A", "B" … "H" along an axis) names its bars."""
@@ -365,24 +379,27 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple, boo
 
 
 def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], keys: list[pymupdf.Rect]) -> str:
-    """The legend's name for the colour of the shape the value sits on or just above, else of the marker right
-    beside it (a line's point). A shape holding a legend key (`keys`) is the panel the chart is drawn on, or the key
+    """The legend's name for the colour of the marker right beside the value (a line's point), else of the shape it
+    sits on or just above, else of the shape right over it (a value printed under its segment). A shape holding a legend key (`keys`) is the panel the chart is drawn on, or the key
     itself, never a series' shape: a white panel is not the series of a white-filled marker."""
     if not legend:
         return ""
     c = pymupdf.Point((v.rect.x0 + v.rect.x1) / 2, (v.rect.y0 + v.rect.y1) / 2)
     below = pymupdf.Point(c.x, v.rect.y1 + max(3.0, 0.6 * v.rect.height))
-    under, near = "", []
+    above = pymupdf.Point(c.x, v.rect.y0 - max(3.0, 0.6 * v.rect.height))
+    under, over, near = "", "", []
     for d in reversed(drawings):
         r, colour = d["rect"], fill_colour(d)
         if colour not in legend or r.width > 400 or any(r.contains(k) for k in keys):
             continue
         if not under and (c in r or below in r):
             under = legend[colour]
+        if not over and above in r:  # a value printed under its segment, where no shape lies under it
+            over = legend[colour]
         gx, gy = _gap(v.rect, r)
         if max(r.width, r.height) <= MARKER and max(gx, gy) <= max(v.rect.height, 3.0):
             near.append((gx + gy, legend[colour]))
-    return min(near)[1] if near else under  # a point's value is set beside it, over whatever shape lies there
+    return min(near)[1] if near else under or over  # a point's value is set beside it, over whatever shape lies there
 
 
 def _glyph_drawings_out(words: list[tuple[float, float, float, float, str]]
@@ -452,7 +469,7 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
             axis = _axis_label(p, rows)
             if axis is not None and (near is None or not _beside(p, near)):
                 near = axis
-            label = near.text if near else ""
+            label = near.text if near else _bar_row_label(p, drawings, labels)
         if series and series not in label:
             label = f"{series}, {label}" if label else series
         if centre and "%" not in value and "total" not in label.lower():

@@ -808,7 +808,8 @@ def test_arrowheads_are_small_filled_triangles_not_cells_or_bars():
 
 def test_a_legend_of_age_classes_names_its_series_whole():
     """Stacked bars whose legend names classes by their bounds ("< 30 years", "30 – 50 years", "> 50 years"): each
-    is a series' name, not a label "years" with a value "30 – 50"; the shares printed on the segments take them."""
+    is a series' name, not a label "years" with a value "30 – 50"; the shares printed on the segments take them,
+    and so do those printed under the segments of a bar, whose row label is level with the bar, not with them."""
     doc, page = _page()
     page.insert_text((60, 95), "Employees by age", fontsize=10)
     x = 90.0
@@ -818,15 +819,23 @@ def test_a_legend_of_age_classes_names_its_series_whole():
     page.insert_text((60, 131), "2023", fontsize=8)
     for x, text in ((100, "657 (25.3 %)"), (180, "1,158 (44.7 %)"), (320, "777 (30.0 %)")):
         page.insert_text((x, 131), text, fontsize=7, color=(1, 1, 1))
+    x = 90.0  # 2022: the values printed under the segments, lower than the row's label
+    for share, colour in zip((0.25, 0.45, 0.30), COLOURS):
+        page.draw_rect(pymupdf.Rect(x, 140, x + 300 * share, 150), color=None, fill=colour)
+        x += 300 * share
+    page.insert_text((60, 150), "2022", fontsize=8)
+    for x, text in ((100, "637 (24.7 %)"), (180, "1,183 (45.9 %)"), (320, "755 (29.3 %)")):
+        page.insert_text((x, 158), text, fontsize=7)
     for i, name in enumerate(("< 30 years", "30 - 50 years", "> 50 years")):  # the base font has no en dash
-        page.draw_rect(pymupdf.Rect(90 + 90 * i, 160, 97 + 90 * i, 167), color=None, fill=COLOURS[i])
-        page.insert_text((101 + 90 * i, 166), name, fontsize=7)
+        page.draw_rect(pymupdf.Rect(90 + 90 * i, 175, 97 + 90 * i, 182), color=None, fill=COLOURS[i])
+        page.insert_text((101 + 90 * i, 181), name, fontsize=7)
     page = _saved(doc)
     words = [w[:5] for w in page.get_text("words")]
     reading = chartread.read_chart(words, page.get_drawings(), chart_type="stacked_bar")
     assert reading["legend"] == ["< 30 years", "30 - 50 years", "> 50 years"], reading["legend"]
     pairs = {(v["label"], v["value"]) for v in reading["values"]}
-    assert ("30 - 50 years, 2023", "1,158 (44.7 %)") in pairs, pairs
+    assert {("30 - 50 years, 2023", "1,158 (44.7 %)"), ("30 - 50 years, 2022", "1,183 (45.9 %)"),
+            ("> 50 years, 2022", "755 (29.3 %)")} <= pairs, pairs
     assert not [v for v in reading["values"] if v["label"] in ("years", "<", ">")], reading["values"]
 
 
