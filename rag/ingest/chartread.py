@@ -309,6 +309,17 @@ def _bar_row_label(v: Phrase, drawings: list[Drawing], labels: list[Phrase]) -> 
     return max(left, key=lambda lab: lab.rect.x1).text if left else ""
 
 
+def _below_header(labels: list[Phrase], values: list[Phrase]) -> list[Phrase]:
+    """A bar chart's labels less its header: with a row of categories under every value (its axis), a phrase set
+    above every value is a line of its title or its units ("of rentable area"), not a category."""
+    if not values:
+        return labels
+    top, bottom = min(v.rect.y0 for v in values), max(v.rect.y1 for v in values)
+    if not any(r[0].rect.y0 >= bottom - 1 for r in _axis_rows(labels)):
+        return labels
+    return [lab for lab in labels if lab.rect.y1 > top]
+
+
 def _grades(phrases: list[Phrase], ticks: set[int]) -> set[int]:
     """Phrases that are a rating's grade printed over a bar as its value ("BBB", "A-"), not a category: a letter set
     in a row of categories that are not grades (the classes "A", "B" … "H" along an axis) names its bars."""
@@ -453,6 +464,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
               and len(p.words) <= 6 and not _in_title(p, title) and _split(p)[0].lower() not in names
               and i not in grades]
     reach = max(40.0, 0.25 * max(crop.width, crop.height)) if phrases else 0.0
+    if family(chart_type) == "bar":
+        labels = _below_header(labels, [p for i, p in enumerate(phrases) if i not in ticks and _split(p)[1]])
     rows = _axis_rows(labels)
     hole = ring_hole([d for d in drawings if "items" in d and crop.contains(d["rect"])]) \
         if chart_type == "donut" else None

@@ -877,3 +877,14 @@ def test_letters_along_a_bar_charts_axis_are_its_categories_not_grades():
     reading = chartread.read_chart(words, [], chart_type="bar")
     pairs = {(v["label"], v["value"]) for v in reading["values"]}
     assert pairs == {(c, f"{5 + 3 * i}.{i}") for i, c in enumerate("ABCDEF")}, pairs
+
+
+def test_a_bar_chart_s_units_line_over_its_values_is_no_category():
+    """A units line set over a bar chart ("in kg CO2e/m2" "of rentable area") lies right over the first bar's value;
+    the bars' categories are on the axis under them, and the values take those."""
+    words = [(54, 76, 100, 87, "in kg CO2e/m2"), (102, 76, 151, 86, "of rentable area"),
+             (105, 93, 119, 105, "47.2"), (141, 100, 155, 113, "43.1"), (217, 107, 232, 119, "39.5"),
+             (255, 117, 269, 129, "35.1"), (121, 209, 137, 219, "2019"), (235, 209, 251, 219, "2020")]
+    reading = chartread.read_chart(words, [], chart_type="bar")
+    pairs = {(v["label"], v["value"]) for v in reading["values"]}
+    assert pairs == {("2019", "47.2"), ("2019", "43.1"), ("2020", "39.5"), ("2020", "35.1")}, pairs
