@@ -391,8 +391,9 @@ def _legend(phrases: list[Phrase], swatches: list[tuple[pymupdf.Rect, tuple, boo
 
 def _series_at(v: Phrase, drawings: list[Drawing], legend: dict[tuple, str], keys: list[pymupdf.Rect]) -> str:
     """The legend's name for the colour of the marker right beside the value (a line's point), else of the shape it
-    sits on or just above, else of the shape right over it (a value printed under its segment). A shape holding a legend key (`keys`) is the panel the chart is drawn on, or the key
-    itself, never a series' shape: a white panel is not the series of a white-filled marker."""
+    sits on or just above, else of the shape right over it (a value printed under its segment). A shape holding a
+    legend key (`keys`) is the panel the chart is drawn on, or the key itself, never a series' shape: a white panel
+    is not the series of a white-filled marker."""
     if not legend:
         return ""
     c = pymupdf.Point((v.rect.x0 + v.rect.x1) / 2, (v.rect.y0 + v.rect.y1) / 2)

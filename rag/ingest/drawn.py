@@ -14,6 +14,7 @@ Table rules and cell shading draw rectangles too, but of equal heights and witho
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pymupdf
 
@@ -55,7 +56,7 @@ def _points(d: dict) -> list[pymupdf.Point]:
     return out
 
 
-def _round_groups(drawings: list[Drawing]):
+def _round_groups(drawings: list[Drawing]) -> Iterator[tuple[list[Drawing], bool, pymupdf.Point, float]]:
     """(shapes, is a ring of stroked arcs, centre, radius) of each group of curved shapes of two or more colours
     around one centre: filled wedges or ring segments, or thick unfilled arcs."""
     shapes = [d for d in drawings if d.get("fill") is not None and any(it[0] == "c" for it in d.get("items", ()))]
@@ -81,7 +82,8 @@ def _round_groups(drawings: list[Drawing]):
 
 def ring_hole(drawings: list[Drawing]) -> tuple[pymupdf.Point, float] | None:
     """(centre, inner radius) of a donut's hole: its segments' centre, and how far their nearest point is from it
-    (a ring of stroked arcs: the arcs' radius less half their width); None without a ring."""
+    (a ring of stroked arcs: the arcs' radius less their width, so the hole is not overstated; a pie with a disc
+    painted over its centre: the disc's radius); None without a ring."""
     for group, ring, centre, radius in _round_groups(drawings):
         if ring:
             return centre, radius - max((d.get("width") or 0) for d in group)
