@@ -448,8 +448,8 @@ def read_chart(words: list[tuple[float, float, float, float, str]], drawings: li
     labels may run over lines)."""
     words = _glyph_drawings_out(words)
     crop = _extent(words, region)
-    if chart_type in (None, "other") and (bars := range_bars([d for d in drawings if "items" in d
-                                                               and (d["rect"] & crop) == d["rect"]], crop)):
+    inside = crop + (-1, -1, 1, 1)
+    if chart_type in (None, "other") and (bars := range_bars([d for d in drawings if inside.contains(d["rect"])], crop)):
         values = [{"label": label, "value": value} for label, value in _ranges(words, bars)]
         return {"title": title, "legend": [], "axes": rotated or [], "values": values}
     swatches = _swatches(drawings, crop + (-2, -2, 2, 2), lines=family(chart_type) == "line")

@@ -148,12 +148,18 @@ def _rounded(d: dict) -> bool:
 
 
 def _filled_rects(drawings: list[Drawing], rect: pymupdf.Rect) -> list[tuple[pymupdf.Rect, tuple | None]]:
-    """Filled rectangles narrower than the region: drawn as rectangles, or as closed paths of straight edges."""
+    """Filled rectangles narrower than the region: drawn as rectangles, or as closed paths of straight edges; a
+    chart image's solid shapes (a rectangle and its fill, no path) as they are."""
     out = []
     for d in drawings:
         if d.get("fill") is None:
             continue
         colour = fill_colour(d)
+        if "items" not in d:
+            r = pymupdf.Rect(d["rect"])
+            if 1.5 < r.width < 0.8 * rect.width and r.height > 1.5:
+                out.append((r, colour))
+            continue
         for it in d["items"]:
             if it[0] in ("re", "qu"):
                 r = pymupdf.Rect(it[1]) if it[0] == "re" else it[1].rect

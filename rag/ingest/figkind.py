@@ -204,7 +204,7 @@ def chart_type_of(s: Signals, text: str) -> str:
     values over time in an image."""
     if s.drawn in CHART_TYPES:
         return s.drawn
-    if s.drawn == "range_bar":  # a timeline's bars from a start to an end: no type of the labelled set's names
+    if "range_bar" in (s.drawn, s.pixels):  # a timeline's bars from a start to an end: no type of the set's names
         return "other"
     for pat, t in _CHART_WORDS:
         if pat.search(text):

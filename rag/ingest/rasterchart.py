@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pymupdf
+
+from rag.ingest.drawn import range_bars
 
 __all__ = ["raster_chart_type", "round_chart_type", "solid_shapes"]
 
@@ -203,6 +206,15 @@ def _dark_trace(img: np.ndarray) -> bool:
     return any(_trace(labels == i) for i in long)
 
 
+def _range_rows(masks: list[np.ndarray]) -> bool:
+    """A timeline's bars: the solid rectangles of the image, of each colour, make range bars (drawn.py: three or more
+    horizontal bars of one thickness, one to a row, starting and ending at two or more places)."""
+    shapes = [(pymupdf.Rect(x, y, x + w, y + h), i) for i, m in enumerate(masks) for x, y, w, h in _rectangles(m)]
+    height, width = masks[0].shape[:2] if masks else (0, 0)
+    return bool(shapes) and bool(range_bars([{"rect": r, "fill": (float(i), 0.0, 0.0)} for r, i in shapes],
+                                            pymupdf.Rect(0, 0, width, height)))
+
+
 def raster_chart_type(png: bytes) -> tuple[str | None, str]:
     """(chart type or None, why) of a chart image, from the shapes of its ink."""
     try:
@@ -213,6 +225,8 @@ def raster_chart_type(png: bytes) -> tuple[str | None, str]:
         kind = _round(masks, img.shape)
         if kind:
             return kind, "a round shape of several colours in the image"
+        if _range_rows(masks):
+            return "range_bar", "bars from a start to an end, one to a row, in the image"
         kind = _bars(masks)
         if kind:
             return kind, "solid bars on a common baseline in the image"

@@ -13,7 +13,7 @@ from rag.ingest.pipeline import _figure_ocr
 from rag.ingest.rasterchart import raster_chart_type, solid_shapes
 from rag.ingest.refigure import page_rows
 from conftest import corpus_or_skip
-from test_charts_drawn import COLOURS, _bars, _donut
+from test_charts_drawn import COLOURS, _bars, _donut, _timeline
 
 
 def _image_of(draw) -> bytes:
@@ -180,6 +180,28 @@ def test_a_wide_chart_image_keeps_its_small_legend_swatches_among_its_solid_shap
     assert len(small) == 2, small
     bars = {s[4] for s in solid_shapes(png) if s[3] - s[1] > 30}
     assert {s[4] for s in small} == bars, (small, bars)
+
+
+def test_an_image_of_a_timeline_is_a_chart_of_range_bars_read_row_by_row():
+    """A timeline pasted as an image (Boeing's "Go-ahead and Initial Delivery"): its bars, drawn in cells, start and
+    end at different places, one to a row, so it is a range bar chart (type "other"), and each row reads as its
+    label, its start and its end, from the image's shapes and its OCR'd words."""
+    src = pymupdf.open()
+    pg = src.new_page(width=460, height=150)
+    _timeline(pg, 10, [("Model A", 2011, 2017), ("Model B", 2011, 2018), ("Model C", 2013, 2016),
+                       ("Model D", 2012, 2019)])
+    png = pg.get_pixmap(dpi=150, clip=pymupdf.Rect(15, 5, 445, 120)).tobytes("png")
+    doc = pymupdf.open()
+    doc.new_page(width=595, height=842)
+    page = doc.new_page(width=595, height=842)
+    page.insert_image(pymupdf.Rect(60, 200, 490, 315), stream=png)
+    page = pymupdf.open(stream=doc.tobytes(), filetype="pdf")[1]
+    cfg = IngestSettings()
+    charts = [f for f in figures.extract_figures(page, 2, page_rows(page), set(), cfg, set(), _figure_ocr(cfg))
+              if f.figure_kind == "chart"]
+    assert [f.chart_type for f in charts] == ["other"], [(f.figure_kind, f.chart_type) for f in charts]
+    pairs = {(v["label"], v["value"]) for v in charts[0].signals["reading"]["values"]}
+    assert {("Model A", "2011 – 2017"), ("Model D", "2012 – 2019")} <= pairs, pairs
 
 
 def test_figure_ocr_reads_a_set_number_of_images_a_document_on_any_machine():
