@@ -204,6 +204,20 @@ def test_an_image_of_a_timeline_is_a_chart_of_range_bars_read_row_by_row():
     assert {("Model A", "2011 – 2017"), ("Model D", "2012 – 2019")} <= pairs, pairs
 
 
+def _diverging(page: pymupdf.Page) -> None:
+    """Horizontal bars of changes, to the right of an axis for a rise and to its left for a fall."""
+    for i, change in enumerate([40, -30, 60, -45, 30]):
+        y = 30 + 30 * i
+        rect = pymupdf.Rect(150, y, 150 + change, y + 8) if change > 0 else pymupdf.Rect(150 + change, y, 150, y + 8)
+        page.draw_rect(rect, color=None, fill=COLOURS[0] if change > 0 else COLOURS[1])
+
+
+def test_a_diverging_bar_chart_is_bars_not_a_timeline():
+    """Bars that start and end at different places, one to a row, but all touching one axis, are a diverging bar
+    chart, not a timeline's range bars."""
+    assert raster_chart_type(_image_of(_diverging))[0] != "range_bar"
+
+
 def test_figure_ocr_reads_a_set_number_of_images_a_document_on_any_machine():
     """Figure OCR's budget is a count of images a document (ocr_max_figures), not only seconds: a loaded machine
     reads the same figures as an idle one (a time budget alone left a busy machine's charts unread, then called
