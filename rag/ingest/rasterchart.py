@@ -208,14 +208,19 @@ def _dark_trace(img: np.ndarray) -> bool:
 
 def _range_rows(masks: list[np.ndarray]) -> bool:
     """A timeline's bars: the solid rectangles of the image, of each colour, make range bars (drawn.py: three or more
-    horizontal bars of one thickness, one to a row, starting and ending at two or more places), and no one line
-    across is the start or the end of every bar (a diverging bar chart's bars all touch its axis)."""
+    horizontal bars of one thickness, one to a row, starting and ending at two or more places), not each touching an
+    axis that two other bars laid flat touch too (the bars of a diverging bar chart, of one panel or several, all
+    do: each starts or ends at its panel's zero)."""
     shapes = [(pymupdf.Rect(x, y, x + w, y + h), i) for i, m in enumerate(masks) for x, y, w, h in _rectangles(m)]
     height, width = masks[0].shape[:2] if masks else (0, 0)
     bars = range_bars([{"rect": r, "fill": (float(i), 0.0, 0.0)} for r, i in shapes], pymupdf.Rect(0, 0, width, height))
     tol = max(2.0, 0.01 * width)
-    return bool(bars) and not any(all(min(abs(b.x0 - x), abs(b.x1 - x)) <= tol for b in bars)
-                                  for x in {v for b in bars for v in (b.x0, b.x1)})
+
+    flat = [r for r, _ in shapes if r.width > r.height]  # every bar laid flat, short ones too
+
+    def on_axis(x: float) -> bool:
+        return sum(1 for o in flat if min(abs(o.x0 - x), abs(o.x1 - x)) <= tol) >= 3
+    return bool(bars) and not all(on_axis(b.x0) or on_axis(b.x1) for b in bars)
 
 
 def raster_chart_type(png: bytes) -> tuple[str | None, str]:

@@ -212,10 +212,20 @@ def _diverging(page: pymupdf.Page) -> None:
         page.draw_rect(rect, color=None, fill=COLOURS[0] if change > 0 else COLOURS[1])
 
 
-def test_a_diverging_bar_chart_is_bars_not_a_timeline():
-    """Bars that start and end at different places, one to a row, but all touching one axis, are a diverging bar
-    chart, not a timeline's range bars."""
-    assert raster_chart_type(_image_of(_diverging))[0] != "range_bar"
+def _two_panels(page: pymupdf.Page) -> None:
+    """Two panels of diverging bars side by side, each about its own zero, their rows offset."""
+    for i, change in enumerate([30, -20, 45, -35]):
+        for x0, dy in ((70, 0), (210, 15)):
+            y = 30 + 30 * i + dy
+            rect = pymupdf.Rect(x0, y, x0 + change, y + 8) if change > 0 else pymupdf.Rect(x0 + change, y, x0, y + 8)
+            page.draw_rect(rect, color=None, fill=COLOURS[0] if change > 0 else COLOURS[1])
+
+
+@pytest.mark.parametrize("draw", [_diverging, _two_panels])
+def test_a_diverging_bar_chart_is_bars_not_a_timeline(draw):
+    """Bars that start and end at different places, one to a row, but each touching the zero of its panel, are a
+    diverging bar chart (of one panel or several), not a timeline's range bars."""
+    assert raster_chart_type(_image_of(draw))[0] != "range_bar"
 
 
 def test_figure_ocr_reads_a_set_number_of_images_a_document_on_any_machine():
