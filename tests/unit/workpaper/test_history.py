@@ -1,0 +1,144 @@
+"""The fact history on hand-built tables: measures by period, each value's source, restatements, and labels merged by
+meaning (the real embedding model) but never two rows of one document."""
+
+from __future__ import annotations
+
+import pytest
+from hand_built import doc
+from tables import column, table
+
+from rag.workpaper.history import build_history, period_label, period_order, same_value, topic_of
+
+INCOME = "Consolidated Statements of Income"
+
+
+def _filing(year: int, rows: list[tuple], title: str = INCOME, document_id: int | None = None):
+    d = doc(document_id or year - 2000, year=year, file_name=f"acme_{year}_10k.pdf")
+    cols = [column(str(year), year), column(str(year - 1), year - 1)]
+    return d, [table(title, cols, rows, document_id=d.document_id)]
+
+
+@pytest.fixture(scope="module")
+def embed():
+    from rag.embed import Embedder
+
+    emb = Embedder().load()
+    return emb.encode
+
+
+def test_values_line_up_by_period_with_their_sources():
+    h = build_history("Acme", [
+        _filing(2022, [("Net sales", (), ["$12,345", "$11,500"], 40), ("Cost of sales", (), ["7,000", "6,600"], 40)]),
+        _filing(2021, [("Net sales", (), ["$11,500", "$10,100"], 38), ("Cost of sales", (), ["6,600", "6,000"], 38)]),
+    ])
+    assert h.periods == ["FY2020", "FY2021", "FY2022"]
+    sales = next(m for m in h.measures if m.label_path == "Net sales")
+    assert sales.topic == "income statement" and sales.unit == "USD" and sales.scale == 1e6
+    assert {p: c.value.raw for p, c in sales.cells.items()} == {"FY2022": "$12,345", "FY2021": "$11,500",
+                                                               "FY2020": "$10,100"}
+    fy21 = sales.cells["FY2021"]
+    assert fy21.value.source.file_name == "acme_2022_10k.pdf" and fy21.value.source.page == 40  # the later print
+    assert [v.source.file_name for v in fy21.others] == ["acme_2021_10k.pdf"] and not fy21.restated
+    assert h.restatements() == []
+
+
+def test_a_later_filing_that_prints_another_value_is_a_restatement_with_both_sources():
+    h = build_history("Acme", [
+        _filing(2021, [("Cost of sales", (), ["6,600", "6,000"], 38)]),
+        _filing(2022, [("Cost of sales", (), ["7,000", "6,650"], 40)]),
+    ])
+    [(m, cell)] = h.restatements()
+    assert m.label_path == "Cost of sales" and cell.period == "FY2021"
+    assert (cell.value.raw, cell.value.source.file_name) == ("6,650", "acme_2022_10k.pdf")
+    assert [(v.raw, v.source.file_name, v.source.page) for v in cell.restated] == [("6,600", "acme_2021_10k.pdf", 38)]
+
+
+def test_rounding_and_scale_are_no_restatement():
+    a = _filing(2021, [("Net sales", (), ["$11,500", "$10,100"], 38)])
+    b = doc(22, year=2022, file_name="acme_2022_10k.pdf")
+    # the later filing prints the year before in billions, to one decimal: the same amount, rounded
+    billions = table(INCOME, [column("2022", 2022), column("2021", 2021)], [("Net sales", (), ["12.3", "11.5"], 40)],
+                     scale=1e9, document_id=22)
+    h = build_history("Acme", [a, (b, [billions])])
+    assert h.restatements() == []
+    sales = h.measures[0]
+    assert same_value(sales.cells["FY2021"].value, sales.cells["FY2021"].others[0])
+
+
+def test_a_misread_scale_beside_the_usual_one_is_no_restatement():
+    d21, t21 = _filing(2021, [("Net sales", (), ["$11,500", "$10,100"], 38)])
+    d22 = doc(22, year=2022, file_name="acme_2022_10k.pdf")
+    units = table(INCOME, [column("2022", 2022), column("2021", 2021)], [("Net sales", (), ["12,345", "11,500"], 40)],
+                  scale=1.0, document_id=22)  # its unit line was not read: the same digits in units
+    d20, t20 = _filing(2020, [("Net sales", (), ["$10,100", "$9,000"], 36)], document_id=20)
+    h = build_history("Acme", [(d20, t20), (d21, t21), (d22, [units])])
+    assert h.restatements() == []
+    assert h.measures[0].cells["FY2021"].value.scale == 1e6
+
+
+def test_years_after_the_documents_own_are_a_schedule_not_history():
+    d = doc(1, year=2022)
+    t = table("Contractual obligations", [column("2023", 2023), column("2024", 2024), column("2022", 2022)],
+              [("Operating leases", (), ["100", "90", "110"], 60)])
+    h = build_history("Acme", [(d, [t])])
+    assert h.periods == ["FY2022"]
+
+
+def test_labels_that_agree_in_meaning_and_value_are_one_measure(embed):
+    h = build_history("Acme", [
+        _filing(2021, [("Total net sales", (), ["$11,500", "$10,100"], 38)]),
+        _filing(2022, [("Net sales", (), ["$12,345", "$11,500"], 40)]),
+    ], embed=embed)
+    [m] = h.measures
+    assert m.label_path == "Net sales" and set(m.labels) == {"Net sales", "Total net sales"}
+    assert sorted(m.cells) == ["FY2020", "FY2021", "FY2022"]
+
+
+def test_two_rows_of_one_document_stay_two_measures_even_alike(embed):
+    # "Net sales" and "Net sales, excluding fuel" share a value in 2021 by construction; the 2022 filing prints both
+    h = build_history("Acme", [
+        _filing(2021, [("Net sales", (), ["$11,500", "$10,100"], 38)]),
+        _filing(2022, [("Net sales", (), ["$12,345", "$11,600"], 40),
+                       ("Net sales, excluding fuel", (), ["$12,000", "$11,500"], 40)]),
+    ], embed=embed)
+    assert len(h.measures) == 2
+
+
+def test_labels_of_other_meaning_are_not_merged_on_a_shared_value(embed):
+    h = build_history("Acme", [
+        _filing(2021, [("Cost of sales", (), ["6,600", "6,000"], 38)]),
+        _filing(2022, [("Research and development", (), ["7,000", "6,600"], 40)]),
+    ], embed=embed)
+    assert len(h.measures) == 2
+
+
+def test_a_note_number_is_not_part_of_the_topic():
+    assert topic_of("NOTE 5. Supplemental Balance Sheet Information") == "Supplemental Balance Sheet Information"
+    assert topic_of("Consolidated Balance Sheets") == "balance sheet"
+    assert period_label(2023, "Q2") == "Q2 FY2023" and period_label(2023, None) == "FY2023"
+    assert sorted(["FY2023", "Q2 FY2023", "FY2022"], key=period_order) == ["FY2022", "Q2 FY2023", "FY2023"]
+
+
+def test_select_filters_by_topic_words_and_restatement():
+    d1, t1 = _filing(2021, [("Cost of sales", (), ["6,600", "6,000"], 38)])
+    d2, t2 = _filing(2022, [("Cost of sales", (), ["7,000", "6,650"], 40), ("Net sales", (), ["9,000", "8,000"], 40)])
+    note = table("Note 3. Revenue by region", [column("2022", 2022)], [("Europe", (), ["4,000"], 70)],
+                 document_id=d2.document_id)
+    h = build_history("Acme", [(d1, t1), (d2, t2 + [note])])
+    assert [m.label_path for m in h.select("statements")] == ["Cost of sales", "Net sales"]
+    assert [m.label_path for m in h.select("Revenue by region")] == ["Europe"]
+    assert [m.label_path for m in h.select(None, "cost")] == ["Cost of sales"]
+    assert [m.label_path for m in h.select(None, restated_only=True)] == ["Cost of sales"]
+    assert h.topics() == ["income statement", "Revenue by region"]
+
+
+def test_a_value_only_the_usual_scale_makes_plausible_is_in_that_scale():
+    # the statement's third year, read as a table of its own, lost its "(in millions)": 30,871 dollars of net
+    # sales beside 31,821 million is 30,871 million
+    d15 = doc(15, year=2015, file_name="acme_2015_10k.pdf")
+    summary = table(INCOME, [column("2013", 2013)], [("Net sales", (), ["30,871"], 50)], scale=1.0, document_id=15)
+    statement = table(INCOME, [column("2015", 2015), column("2014", 2014)],
+                      [("Net sales", (), ["$30,274", "$31,821"], 50)], document_id=15)
+    h = build_history("Acme", [(d15, [summary, statement])])
+    sales = next(m for m in h.measures if m.topic == "income statement")
+    assert sales.cells["FY2013"].value.scaled == 30_871e6
