@@ -19,14 +19,15 @@ import asyncio
 import hmac
 import json
 import logging
+import re
 import threading
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import h11
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -46,6 +47,7 @@ from rag.errors import RagError, redact, redact_json, redact_logs
 log = logging.getLogger("rag.api")
 MISSING_KEY = "RAG_API_KEY is not set: the API needs a key (export RAG_API_KEY=... and send it as a Bearer token)"
 WEAK_KEY = "RAG_API_KEY must be at least 16 printable ASCII characters without spaces (e.g. secrets.token_urlsafe(24))"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 MAX_BODY = 64 * 1024  # bytes of a request body: a question and its filters
 UNAUTHORISED = "missing or wrong API key: send 'Authorization: Bearer <RAG_API_KEY>'"
 
@@ -145,6 +147,29 @@ class Service:
             cfg = self.settings.retrieval.model_copy(update={"k": req.k} if req.k else {})
             return _redacted(retrieve(self.store, self.embedder, req.question, cfg,
                                       filters=req.filters.to_search()).to_json(with_trace=req.trace))
+
+
+    def workpaper(self, company: str | None, report: int | None):
+        from rag.workpaper import load_workpaper
+
+        with self.lock:
+            return load_workpaper(self.store, self.embedder.encode, company=company, document_id=report)
+
+
+def workpaper_json(wp) -> dict[str, Any]:
+    """The workpaper as JSON: its summary, each measure's values by period with their sources (and the values a
+    later document restated), the footing checks, and the computed metrics."""
+    def value(v) -> dict[str, Any]:
+        return {"value": v.value, "raw": v.raw, "unit": v.unit, "scale": v.scale, "document_id": v.source.document_id,
+                "file_name": v.source.file_name, "page": v.source.page, "table_title": v.source.table_title}
+
+    return {"summary": wp.summary(),
+            "measures": [{"topic": m.topic, "label_path": m.label_path, "labels": list(m.labels),
+                          "cells": {p: value(c.value) | {"restated_from": [value(v) for v in c.restated]}
+                                    for p, c in m.cells.items()}} for m in wp.history.measures],
+            "checks": [c.to_json() for c in wp.checks],
+            "metrics": [{"metric": c.metric.name, "year": c.year, "value": c.value, "unit": c.metric.unit,
+                         "scale": c.scale} for c in wp.computed]}
 
 
 def _redacted(reply: dict[str, Any]) -> dict[str, Any]:
@@ -268,6 +293,23 @@ def _routes(app: FastAPI, authorised) -> None:
     @app.post("/api/search")
     def search(req: SearchRequest, svc: Service = Depends(authorised)) -> dict[str, Any]:
         return svc.search(req)
+
+    @app.get("/api/facts")
+    def facts(company: str | None = Query(None, max_length=200), report: int | None = Query(None, ge=1),
+              svc: Service = Depends(authorised)) -> dict[str, Any]:
+        """An issuer's (or a report's) workpaper: values by period with sources, restatements, footing, metrics."""
+        return _redacted(workpaper_json(svc.workpaper(company, report)))
+
+    @app.get("/api/facts/export")
+    def facts_export(company: str | None = Query(None, max_length=200), report: int | None = Query(None, ge=1),
+                     svc: Service = Depends(authorised)) -> Response:
+        """The workpaper as an Excel workbook, with its metrics as live formulas."""
+        from rag.workpaper.workbook import workbook_bytes
+
+        wp = svc.workpaper(company, report)
+        name = re.sub(r"[^A-Za-z0-9_-]+", "_", company or f"report_{report}")[:60] + "_workpaper.xlsx"
+        return Response(workbook_bytes(wp.history, wp.checks, wp.computed), media_type=XLSX,
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def _errors(app: FastAPI) -> None:

@@ -407,6 +407,8 @@ def cmd_facts(args) -> int:
         print(f"\nderived {n['facts']} table facts from the tables of {n['documents']} documents "
               f"({n['tables_read_from_text']} read again from their chunks)")
         return 0
+    if args.company or args.report is not None:
+        return _workpaper(args, settings, store)
     facts = store.match_facts(" ".join(args.query), document_ids=args.doc, fiscal_years=args.year,
                               match_count=args.k)
     if args.json:
@@ -420,6 +422,37 @@ def cmd_facts(args) -> int:
     for f in facts:
         print(f"{show(names.get(f.document_id, f.document_id))[:28]:28} p.{f.page:<4} {show(f.label_path)[:50]:50} "
               f"{show(f.period or f.col_header)[:16]:16} {show(f.raw):>14} {show(f.unit)} ×{f.scale:g}")
+    return 0
+
+
+def _workpaper(args, settings: Settings, store) -> int:
+    """An issuer's (or a report's) fact history, restatements and footing checks; with --export, the workbook."""
+    from rag.workpaper import load_workpaper
+    from rag.workpaper.workbook import write_workbook
+
+    emb = _embedder(settings)
+    wp = load_workpaper(store, lambda texts: emb.encode(texts), company=args.company, document_id=args.report)
+    if args.export:
+        try:
+            write_workbook(wp.history, wp.checks, wp.computed, args.export)
+        except OSError as exc:
+            raise RagError(f"cannot write {args.export}: {exc.strerror or exc}") from None
+    summary = wp.summary()
+    if args.json:
+        print(json.dumps(summary | {"restatements": [
+            {"measure": m.label_path, "topic": m.topic, "period": c.period, "later": c.value.raw,
+             "later_source": c.value.source.label(), "earlier": [(v.raw, v.source.label()) for v in c.restated]}
+            for m, c in wp.history.restatements()], "failed": [c.to_json() for c in wp.checks if not c.ok]},
+            ensure_ascii=False, indent=1))
+        return 0
+    show = printable
+    print(f"{show(summary['title'])}: {summary['measures']} measures, {summary['values']} values over "
+          f"{len(summary['periods'])} periods from {len(summary['documents'])} documents")
+    print(f"restated: {summary['restated']} values; footing: {summary['checks']} checks on "
+          f"{summary['tables_checked']} tables, {summary['checks_failed']} fail "
+          f"({summary['failed_as_printed']} as printed, {summary['failed_likely_misread']} likely misread)")
+    if args.export:
+        print(f"wrote {show(args.export)}")
     return 0
 
 
@@ -490,6 +523,10 @@ def _add_facts_parser(sub) -> None:
                    help="derive every document's facts again from its stored tables")
     s.add_argument("--reread", action="store_true",
                    help="with --rebuild: read every document's tables again from its chunks first")
+    s.add_argument("--company", help="an issuer's workpaper: its values by period across its documents, "
+                   "restatements and footing checks")
+    s.add_argument("--report", type=int, help="one document's workpaper (a sustainability report's KPIs)")
+    s.add_argument("--export", metavar="FILE.xlsx", help="with --company or --report: write the Excel workbook")
     s.set_defaults(fn=cmd_facts)
     t = sub.add_parser("tables", help="a document's tables as read at ingestion: title, unit, columns, rows")
     t.add_argument("doc", type=int, help="document id")
