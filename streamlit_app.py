@@ -18,6 +18,7 @@ def main() -> None:
     pages = [
         st.Page("pages/views/ask.py", title="Ask", icon=":material/chat:", url_path="ask", default=True),
         st.Page("pages/views/library.py", title="Library", icon=":material/library_books:", url_path="library"),
+        st.Page("pages/views/facts.py", title="Facts", icon=":material/table_view:", url_path="facts"),
         st.Page("pages/views/compare.py", title="Compare", icon=":material/compare:", url_path="compare"),
         st.Page("pages/views/demo.py", title="RAG demo", icon=":material/slideshow:", url_path="demo"),
     ]

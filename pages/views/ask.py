@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import confidence_badge, documents, get_embedder, get_store, settings, sidebar, table_frame
+from pages.viewer import open_cited_page, pdf_of
 from rag.answer.export import conversation_json, conversation_markdown, export_name, to_json, to_markdown
 from rag.answer.labels import document_label, shorten, time_label
 from rag.answer.markup import answer_markdown, markers_in, neutral
@@ -21,26 +22,12 @@ from rag.records import DocumentMeta, Table
 from rag.retrieve.search import SearchFilters
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _pdf(document_id: int) -> bytes | None:
-    return get_store().document_file(document_id)  # fetched once per document, not once per citation
-
-
 @st.cache_data(max_entries=256, show_spinner=False)
 def _crop(document_id: int, pages: tuple[int, ...], quote: str) -> bytes | None:
     from rag.crops import region_png
 
-    pdf = _pdf(document_id)
+    pdf = pdf_of(document_id)
     return region_png(pdf, list(pages), quote) if pdf else None
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _page(document_id: int, pages: tuple[int, ...], quote: str):
-    from rag.crops import page_png
-
-    pdf = _pdf(document_id)
-    out = page_png(pdf, list(pages), quote) if pdf else None
-    return (out[0], out[1].page, out[1].found) if out else None
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -74,66 +61,6 @@ def _filters(docs: list[DocumentMeta]) -> SearchFilters:
 def _enlarge(png: bytes, label: str) -> None:
     """The figure at the dialog's full width (crops are rendered at least twice the width shown in the answer)."""
     st.image(png, caption=label, width="stretch")
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def _marked(document_id: int, pages: tuple[int, ...], quote: str):
-    """The document with the quote highlighted, its page and the quote's line boxes (PDF points)."""
-    from rag.crops import marked_pdf
-
-    pdf = _pdf(document_id)
-    out = marked_pdf(pdf, list(pages), quote) if pdf else None
-    return (out[0], out[1].page, [tuple(b) for b in out[1].boxes], out[1].found) if out else None
-
-
-VIEWER_MAX_MB = 60  # a larger document is shown as its cited page only: the viewer gets the whole file
-
-
-def _viewer(pdf: bytes, page: int, boxes: list[tuple], key: str) -> bool:
-    """The whole document in a pdf.js viewer (streamlit-pdf-viewer, which bundles pdf.js: it works offline),
-    scrollable, opened at the quote, each of its lines outlined (the highlight itself is in the PDF). False when
-    the viewer cannot show it."""
-    try:
-        from streamlit_pdf_viewer import pdf_viewer
-    except ImportError:
-        st.caption("The document viewer (streamlit-pdf-viewer) is not installed: see the page image.")
-        return False
-    marks = [{"page": page, "x": x0 - 2, "y": y0 - 1, "width": x1 - x0 + 4, "height": y1 - y0 + 2,
-              "color": "#ee7300"} for x0, y0, x1, y1 in boxes]
-    pdf_viewer(pdf, height=720, annotations=marks, scroll_to_annotation=1 if marks else None,
-               scroll_to_page=None if marks else page, scroll_behavior="instant", render_text=True, key=key)
-    return True
-
-
-@st.dialog("Cited document", width="large")
-def _open_page(e) -> None:
-    """The cited document, opened at the cited page with the quote highlighted; the page rendered as an image is
-    the fallback, in its own tab."""
-    original = _pdf(e.document_id)
-    if original is None:
-        st.error("The original PDF of this document is not in the library, so its page cannot be shown.")
-        return
-    shot = _page(e.document_id, tuple(e.pages), e.quote)
-    if len(original) > VIEWER_MAX_MB * 2**20 or shot is None:  # never copied whole: its cited page only
-        st.markdown(f"**{neutral(e.document)}**, page {shot[1] if shot else e.pages[0]}")
-        st.caption(f"This document is over {VIEWER_MAX_MB} MB: its cited page is shown as an image."
-                   if shot else "The PDF cannot be opened, so its page cannot be shown.")
-        if shot:
-            st.image(shot[0], width="stretch")
-        return
-    got = _marked(e.document_id, tuple(e.pages), e.quote)
-    pdf, page, boxes, found = got if got else (original, shot[1], [], False)
-    st.markdown(f"**{neutral(e.document)}**, page {page}")
-    if not found:
-        st.caption("The quote could not be placed on this page exactly; the page is shown without marks.")
-    document, image = st.tabs(["Document", "Page image"])
-    with document:
-        # the viewer draws every page before it scrolls (streamlit-pdf-viewer): a long report shows its cover first
-        st.caption(f"The whole document is drawn first, then it opens at page {page}: a long report takes a few "
-                   "seconds. The cited page is under 'Page image' at once.")
-        _viewer(pdf, page, boxes if found else [], key=f"viewer-{e.document_id}-{page}")
-    with image:
-        st.image(shot[0], width="stretch")
 
 
 @st.dialog("Cited table", width="large")
@@ -171,7 +98,7 @@ def _open_buttons(i: int, p_i: int, cited: list) -> None:
     asked = st.session_state.get("open_citation")
     if asked and asked[0] == key and asked[1] in pages:
         st.session_state.pop("open_citation")
-        _open_page(next(e for e in cited if e.marker == asked[1]))
+        open_cited_page(next(e for e in cited if e.marker == asked[1]))
 
 
 def _paragraphs(a: Answer, i: int) -> None:
@@ -207,7 +134,7 @@ def _citations(a: Answer, i: int) -> None:
             tables = _tables(e.chunk_id)  # the cited passage's table(s), as read at ingestion
             with st.container(horizontal=True):
                 if st.button(f"Open page {e.pages[0]}", key=f"page-{i}-{e.marker}", icon=":material/description:"):
-                    _open_page(e)
+                    open_cited_page(e)
                 if tables and st.button("Show table" if len(tables) == 1 else f"Show {len(tables)} tables",
                                         key=f"table-{i}-{e.marker}", icon=":material/table:"):
                     _open_tables(e, tables)
@@ -220,11 +147,11 @@ def _actions(a: Answer, i: int) -> None:
         key = (st.session_state.get("conversation_id"), i)
         if key not in exports:
             exports[key] = to_markdown(a, get_store().figure_image)
-        st.download_button("Export Markdown", exports[key], file_name=export_name(a.question, "md"), mime="text/markdown",
-                           key=f"md-{i}")
+        st.download_button("Export Markdown", exports[key], file_name=export_name(a.question, "md"),
+                           mime="text/markdown", key=f"md-{i}")
     with c2:
-        st.download_button("Export JSON", to_json(a), file_name=export_name(a.question, "json"), mime="application/json",
-                           key=f"json-{i}")
+        st.download_button("Export JSON", to_json(a), file_name=export_name(a.question, "json"),
+                           mime="application/json", key=f"json-{i}")
     with c3:
         rating = st.feedback("thumbs", key=f"fb-{st.session_state.get('conversation_id')}-{i}")
         sent = st.session_state.setdefault("feedback_sent", set())
