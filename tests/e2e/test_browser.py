@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,6 +254,7 @@ def test_upload_ask_see_chart_inline_debug_and_switch_pages(app, browser, pdfs, 
 
     _compare(page)
     _demo(page)
+    _facts(page)
     page.get_by_role("link", name="Library").click()
     page.get_by_text("Upload PDFs").first.wait_for()
     _wait_idle(page)
@@ -311,6 +313,23 @@ def _compare(page) -> None:
     page.get_by_text("Sources").first.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     _shot(page, "5_compare")
+
+
+def _facts(page) -> None:
+    """Issue 38: the Facts page: the history grid, the workbook offered, a value's source, and its page opened in the
+    citation viewer."""
+    page.get_by_role("link", name="Facts").click()
+    page.get_by_role("heading", name="Facts").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Export to Excel (.xlsx)").wait_for()
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    page.get_by_text("Or choose a value to see its source").click()
+    _wait_idle(page)
+    page.get_by_text("Source: acme_10k_2022.pdf, page").first.wait_for()
+    page.wait_for_timeout(800)
+    _shot(page, "6_facts")
+    page.get_by_role("button", name=re.compile(r"^Open acme_10k_2022\.pdf, p\. \d+")).first.click()
+    _cited_document(page, shot=False)
 
 
 def _demo(page) -> None:
