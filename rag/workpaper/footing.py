@@ -72,8 +72,13 @@ def _part(row: TableRow, cell: TableCell) -> Part:
     return Part(row.label_path, cell.raw, row.page, cell.value * cell.scale)
 
 
-def _cell_at(row: TableRow, col: int) -> TableCell | None:
-    return next((c for c in row.cells if c.column == col), None)
+def _cell_at(row: TableRow, col: int, ncols: int = 0) -> TableCell | None:
+    """The row's cell under column `col`; with `ncols`, a row none of whose cells the reading lined up, but which
+    has one cell for each of the table's `ncols` columns, has its col-th cell there."""
+    found = next((c for c in row.cells if c.column == col), None)
+    if found is None and ncols and len(row.cells) == ncols and all(c.column is None for c in row.cells):
+        return row.cells[col]
+    return found
 
 
 def _units_fit(total: TableCell, cells: list[TableCell]) -> bool:
@@ -85,17 +90,18 @@ def _units_fit(total: TableCell, cells: list[TableCell]) -> bool:
 def sum_checks(table: Table, doc: DocumentMeta | None = None) -> list[Check]:
     """Every total row of the table against the rows it sums, column by column."""
     out: list[Check] = []
-    for col in range(len(table.columns)):
+    n = len(table.columns)
+    for col in range(n):
         if table.columns[col].is_change:
             continue
         items: list[int] = []  # rows not yet summed by a total, a subtotal standing for its parts
         for i, row in enumerate(table.rows):
-            if _TOTAL.search(row.label) and _cell_at(row, col) is not None:
+            if _TOTAL.search(row.label) and _cell_at(row, col, n) is not None:
                 check, start = _sum_check(table, doc, col, items, i)
                 if check is not None:
                     out.append(check)
                 items = items[:start] + [i]
-            elif _cell_at(row, col) is not None:
+            elif _cell_at(row, col, n) is not None:
                 items = _subtotal(table, col, items, i)
     return out
 
@@ -103,9 +109,10 @@ def sum_checks(table: Table, doc: DocumentMeta | None = None) -> list[Check]:
 def _subtotal(table: Table, col: int, items: list[int], i: int) -> list[int]:
     """The items with row i added: when it is the sum of two or more items right above it ("Property, plant and
     equipment — net" under the gross amount and "Less: accumulated depreciation"), it stands for them."""
-    cell = _cell_at(table.rows[i], col)
+    n = len(table.columns)
+    cell = _cell_at(table.rows[i], col, n)
     assert cell is not None
-    cells = [(j, _cell_at(table.rows[j], col)) for j in items]
+    cells = [(j, _cell_at(table.rows[j], col, n)) for j in items]
     for start in range(len(cells) - 2, -1, -1):
         window = [(j, c) for j, c in cells[start:] if c is not None]
         if not _units_fit(cell, [c for _, c in window]):
@@ -120,11 +127,12 @@ def _sum_check(table: Table, doc, col: int, items: list[int], i: int) -> tuple[C
     """The total at row i against the items before it: the shortest run of two or more ending right above it that
     sums to it (a deduction, "Less: …", subtracted); when none does, the run of the total's own group."""
     total_row = table.rows[i]
-    total = _cell_at(total_row, col)
+    n = len(table.columns)
+    total = _cell_at(total_row, col, n)
     assert total is not None
     if total.unit == "%" and abs(total.value - 100) > 0.5:
         return None, len(items)  # rates and changes in % never add up; shares of a whole total 100%
-    cells = [(j, _cell_at(table.rows[j], col)) for j in items]
+    cells = [(j, _cell_at(table.rows[j], col, n)) for j in items]
     last = cells[-1][1] if cells else None
     if last is not None and abs(last.value * last.scale - total.value * total.scale) <= _tolerance(total, [last]):
         return None, len(items) - 1  # "Total cash" under "Cash": the one row again, not a sum to check
@@ -142,9 +150,11 @@ def _sum_check(table: Table, doc, col: int, items: list[int], i: int) -> tuple[C
     window = cells[start:]
     if len(window) < 2 or not _units_fit(total, [c for _, c in window if c]):
         return None, start
+    if not total_row.groups and sum(1 for c in table.columns if c.fiscal_year and not c.is_change) > 3:
+        return None, start  # a five-year summary's lines are not parts of one another
     got = sum(_signed(table.rows[j], c) for j, c in window if c)
     check = _check("sum", table, doc, col, total_row, total, [(table.rows[j], c) for j, c in window if c], got, False)
-    others = [_part(r, c) for r in table.rows if (c := _cell_at(r, col)) is not None and r is not total_row]
+    others = [_part(r, c) for r in table.rows if (c := _cell_at(r, col, n)) is not None and r is not total_row]
     _explain(check, [_precision(c) for _, c in window if c] + [_precision(total)], others, table, col)
     return check, start
 

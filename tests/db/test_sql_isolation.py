@@ -409,6 +409,25 @@ def test_the_app_sees_shared_and_its_own_workspace_only(teams, settings, embedde
         b.close()
 
 
+def test_a_workpaper_holds_its_workspaces_documents_only(teams, settings, embedder):
+    """Issue 38: the workpaper reads tables as the caller, so another team's filings are not in it, by any name."""
+    from rag.errors import RagError
+    from rag.workpaper import load_workpaper, subjects
+
+    a, b = _app(settings, "team-a"), _app(settings, "team-b")
+    try:
+        a_doc = next(d.document_id for d in a.list_documents() if d.file_name == "report_final_v2.pdf")
+        assert load_workpaper(a, embedder.encode, document_id=a_doc).history.measures
+        with pytest.raises(RagError, match="no document"):
+            load_workpaper(b, embedder.encode, document_id=a_doc)
+        with pytest.raises(RagError, match="no issuer named"):
+            load_workpaper(b, embedder.encode, company="Acme Widgets")
+        assert f"doc:{a_doc}" not in subjects(b.list_documents())
+    finally:
+        a.close()
+        b.close()
+
+
 def test_store_wide_administration_is_not_an_app_call(teams, settings):
     b = _app(settings, "team-b")
     try:

@@ -100,3 +100,22 @@ def test_a_document_runs_every_check():
                                                                    ["14,467", "14,624"], 53)])
     kinds = {c.kind for c in check_document(d, [t])}
     assert kinds == {"sum", "balance"}
+
+
+def test_a_row_the_reading_did_not_line_up_counts_by_position_when_it_has_a_cell_per_column():
+    t = table("Short-term debt", YEARS, [("Commercial paper", (), ["361.6", "300.0"], 73),
+                                         ("Bank loans", (), ["397.9", "400.0"], 73),
+                                         ("Total short-term debt", (), ["759.5", "700.0"], 73)])
+    unaligned = t.rows[0].__class__(t.rows[0].label, (), tuple(c.__class__(c.raw, c.value, c.unit, c.scale, None,
+                                                                           c.position) for c in t.rows[0].cells),
+                                    73, 0, t.rows[0].text)
+    t2 = type(t)(t.title, t.unit, t.scale, "", t.columns, (unaligned, *t.rows[1:]))
+    assert [c.ok for c in sum_checks(t2)] == [True, True]
+
+
+def test_a_five_year_summarys_lines_are_not_checked_as_parts_of_a_total():
+    cols = [column(str(y), y) for y in (2019, 2018, 2017, 2016, 2015)]
+    t = table("Five-Year Summary", cols, [("Total debt", (), ["100"] * 5, 25),
+                                          ("Operating cash flow", (), ["50"] * 5, 25),
+                                          ("Total backlog", (), ["900"] * 5, 25)])
+    assert sum_checks(t) == []

@@ -142,3 +142,28 @@ def test_a_value_only_the_usual_scale_makes_plausible_is_in_that_scale():
     h = build_history("Acme", [(d15, [summary, statement])])
     sales = next(m for m in h.measures if m.topic == "income statement")
     assert sales.cells["FY2013"].value.scaled == 30_871e6
+
+
+def test_a_quarters_report_dates_its_balances_by_quarter_and_the_last_year_end_by_year():
+    d = doc(30, year=2023, doc_type="earnings release", fiscal_period="Q2", file_name="acme_q2_2023.pdf")
+    # the month and day of each column were read into the title, the year into the header
+    t = table("July 29, January 28, July 30,", [column("2023", 2023), column("2023", 2023), column("2022", 2022)],
+              [("Property and equipment, net", (), ["1,073,144", "1,059,000", "990,000"], 7)], scale=1e3,
+              document_id=30)
+    h = build_history("Acme", [(d, [t])])
+    assert sorted(h.measures[0].cells) == ["FY2022", "Q2 FY2022", "Q2 FY2023"]
+    assert h.measures[0].cells["FY2022"].value.raw == "1,059,000"
+
+
+def test_a_money_table_that_states_no_scale_takes_the_one_the_document_states():
+    d = doc(40, year=2022)
+    stated = [table(f"Note {i}", [column("2022", 2022)], [(f"Item {i}", (), ["1,000"], 50 + i)], document_id=40)
+              for i in range(3)]
+    bare = table("Deferred taxes", [column("2022", 2022)], [("Deferred tax liabilities", (), ["(9,430)"], 85),
+                                                            ("Net income per common share › Basic", (), ["$6.73"], 85)],
+                 scale=1.0, document_id=40)
+    h = build_history("Acme", [(d, [*stated, bare])])
+    by = {m.label_path: m.cells["FY2022"].value for m in h.measures}
+    assert by["Deferred tax liabilities"].scaled == -9_430e6
+    assert (by["Net income per common share › Basic"].unit, by["Net income per common share › Basic"].scale) == \
+        ("USD/share", 1.0)
