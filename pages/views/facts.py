@@ -136,7 +136,7 @@ def _footing(wp: Workpaper, key: str) -> None:
     frame = pd.DataFrame([{"Check": k.kind, "Result": "foots" if k.ok else "fails", "Class": k.verdict,
                            "Reason": k.reason, "Document": k.file_name, "Pages": ", ".join(map(str, k.pages)),
                            "Table": k.table_title[:80], "Column": k.column, "Line": k.total.label,
-                           "Printed": k.total.raw, "Recomputed": round(k.computed, 4)} for k in checks])
+                           "Printed": k.total.raw, "Recomputed": k.shown(k.computed)} for k in checks])
     event = st.dataframe(frame, hide_index=True, on_select="rerun", selection_mode="single-row",
                          key=f"fgrid-{key}-{show}", width="stretch", height=380)
     rows = event.selection.get("rows", []) if event else []

@@ -17,6 +17,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from rag.quantities import scale_name
 from rag.records import DocumentMeta, Table, TableCell, TableRow
 from rag.statements import statement_of_title
 
@@ -50,6 +51,12 @@ class Check:
     verdict: str = "foots"  # foots | as printed | likely misread
     reason: str = ""
     pages: list[int] = field(default_factory=list)
+    scale: float = 1.0  # the printed total's scale: `computed` and `gap` are in units, shown in this scale
+
+    def shown(self, amount: float) -> str:
+        """An amount in units as the table prints it: 35,000,000 in a table in millions → "35 million"."""
+        name = scale_name(self.scale) if self.scale > 1 else ""
+        return f"{amount / self.scale:,.6g}" + (f" {name}" if name else "")
 
     @property
     def gap(self) -> float:
@@ -59,6 +66,7 @@ class Check:
         return {"kind": self.kind, "document_id": self.document_id, "file_name": self.file_name,
                 "table_title": self.table_title, "column": self.column, "printed": self.total.raw,
                 "printed_label": self.total.label, "computed": self.computed, "gap": self.gap, "ok": self.ok,
+                "scale": self.scale, "computed_shown": self.shown(self.computed),
                 "verdict": self.verdict, "reason": self.reason, "pages": self.pages,
                 "parts": [{"label": p.label, "raw": p.raw, "page": p.page} for p in self.parts]}
 
@@ -184,7 +192,7 @@ def _check(kind: str, table: Table, doc, col: int, total_row: TableRow, total: T
     rows = [total_row] + [r for r, _ in parts]
     return Check(kind, doc.document_id if doc else table.document_id, doc.file_name if doc else "",
                  table.title[:200], header, _part(total_row, total), [_part(r, c) for r, c in parts], computed, ok,
-                 pages=sorted({r.page for r in rows}))
+                 pages=sorted({r.page for r in rows}), scale=total.scale if total.unit != "%" else 1.0)
 
 
 # -- why a check fails -------------------------------------------------------------------------------------------------
@@ -200,7 +208,7 @@ def _explain(check: Check, precisions: list[float], others: list[Part], table: T
         return
     if abs(gap) <= near:
         check.verdict = "as printed"
-        check.reason = f"off by {_num(gap)}: the rounding of {len(precisions)} printed values"
+        check.reason = f"off by {check.shown(gap)}: the rounding of {len(precisions)} printed values"
         return
     for p in check.parts:
         if abs(gap + 2 * p.value) <= tol * 2 or abs(gap - 2 * p.value) <= tol * 2:
@@ -221,11 +229,8 @@ def _explain(check: Check, precisions: list[float], others: list[Part], table: T
     if any(c.column is None for r in table.rows for c in r.cells if r.label in labels):
         check.reason = "a row of it has values that do not line up with the columns"
         return
-    check.reason = f"off by {_num(gap)}, which no row, sign or scale explains"
+    check.reason = f"off by {check.shown(gap)}, which no row, sign or scale explains"
 
-
-def _num(v: float) -> str:
-    return f"{v:,.6g}"
 
 
 # -- balance sheet -----------------------------------------------------------------------------------------------------
@@ -395,17 +400,21 @@ def _change_check(table: Table, doc, row: TableRow, now: TableCell, before: Tabl
     for got, tol in candidates:
         if abs(abs(printed) - abs(got)) <= tol * 1.0001 and (printed == 0 or got == 0 or (printed > 0) == (got > 0)
                                                              or _unsigned(change.raw)):
-            return _check("change", table, doc, col, row, change, [(row, now), (row, before)], got, True)
+            passed = _check("change", table, doc, col, row, change, [(row, now), (row, before)], got, True)
+            passed.scale = 1.0 if pct else passed.scale
+            return passed
     got, tol = candidates[0]
     check = _check("change", table, doc, col, row, change, [(row, now), (row, before)], got, False)
+    check.scale = 1.0 if pct else check.scale
     check.total = Part(row.label_path, change.raw, row.page, printed)
     if abs(abs(printed) - abs(got)) <= 2 * tol + 10.0 ** -_decimals(change.raw):
-        check.verdict, check.reason = "as printed", f"off by {_num(printed - got)}: rounding of the printed values"
+        check.verdict = "as printed"
+        check.reason = f"off by {check.shown(printed - got)}: rounding of the printed values"
     elif abs(printed + got) <= tol:
         check.verdict, check.reason = "likely misread", "the change reads with the opposite sign"
     else:
         check.verdict = "likely misread"
-        check.reason = f"off by {_num(printed - got)}: the columns compared may not be the ones the change is of"
+        check.reason = f"off by {check.shown(printed - got)}: the columns compared may not be the ones the change is of"
     return check
 
 

@@ -208,7 +208,7 @@ def _restatements_sheet(wb, history: History, fmt) -> None:
 def _footing_sheet(wb, checks: list[Check], fmt) -> None:
     ws = wb.add_worksheet("Footing")
     heads = ["Check", "Result", "Class", "Reason", "Document", "Pages", "Table", "Column", "Printed line",
-             "Printed", "Recomputed", "Gap", "Cells read"]
+             "Printed", "Recomputed (printed scale)", "Gap (printed scale)", "Cells read"]
     for c, h in enumerate(heads):
         _text(ws, 0, c, h, fmt["bold"])
     for r, k in enumerate(checks, start=1):
@@ -216,8 +216,8 @@ def _footing_sheet(wb, checks: list[Check], fmt) -> None:
                 ", ".join(str(p) for p in k.pages), k.table_title, k.column, k.total.label, k.total.raw]
         for c, x in enumerate(vals):
             _text(ws, r, c, x)
-        ws.write_number(r, 10, k.computed, fmt["num"])
-        ws.write_number(r, 11, k.gap, fmt["num"])
+        ws.write_number(r, 10, k.computed / k.scale, fmt["num"])
+        ws.write_number(r, 11, k.gap / k.scale, fmt["num"])
         _text(ws, r, 12, "; ".join(f"{p.label}: {p.raw} (p. {p.page})" for p in k.parts))
     ws.freeze_panes(1, 0)
     ws.autofilter(0, 0, max(1, len(checks)), len(heads) - 1)
