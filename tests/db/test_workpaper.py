@@ -79,6 +79,11 @@ def test_the_api_gives_the_workpaper_as_json_and_as_a_workbook(filings, settings
 
 
 def test_the_facts_page_shows_the_history_footing_and_a_values_cited_page(filings, settings, monkeypatch):
+    import streamlit as st
+
+    # the page caches a document's PDF by its id, and the test store restarts ids with every test: an earlier
+    # test's cached file under this id would be another document's
+    st.cache_data.clear()
     monkeypatch.setenv("RAG_DATA_DIR", str(settings.db.data_dir))
     at = AppTest.from_file(APP, default_timeout=240)
     at.run()
@@ -97,4 +102,4 @@ def test_the_facts_page_shows_the_history_footing_and_a_values_cited_page(filing
     opener.click().run()
     assert not at.exception
     viewer = [c for c in at.get("component_instance") if "streamlit_pdf_viewer" in str(c.proto.component_name)]
-    assert len(viewer) == 1
+    assert len(viewer) == 1, [e.value for e in at.error]
