@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from rag.quantities import scale_name
 from rag.records import DocumentMeta, Table, TableCell, TableRow
 from rag.statements import statement_of_title
+from rag.workpaper.history import decimals
 
 _TOTAL = re.compile(r"^\s*(sub)?totals?\b|\btotal\s*$", re.I)
 _LESS = re.compile(r"^\s*(less|minus|deduct)\b", re.I)
@@ -72,8 +73,7 @@ class Check:
 
 
 def _precision(cell: TableCell) -> float:
-    m = re.search(r"\d[\d,]*(?:\.(\d+))?", cell.raw)
-    return 10.0 ** -(len(m.group(1)) if m and m.group(1) else 0) * cell.scale
+    return 10.0 ** -decimals(cell.raw) * cell.scale
 
 
 def _part(row: TableRow, cell: TableCell) -> Part:
@@ -120,15 +120,23 @@ def _subtotal(table: Table, col: int, items: list[int], i: int) -> list[int]:
     n = len(table.columns)
     cell = _cell_at(table.rows[i], col, n)
     assert cell is not None
-    cells = [(j, _cell_at(table.rows[j], col, n)) for j in items]
+    run = _summing_run(table, [(j, _cell_at(table.rows[j], col, n)) for j in items], cell, nonzero=True)
+    return items[:run[0]] + [i] if run else items + [i]
+
+
+def _summing_run(table: Table, cells: list[tuple[int, TableCell | None]], target: TableCell,
+                 nonzero: bool = False) -> tuple[int, float] | None:
+    """Where the shortest run of two or more cells ending at the last one starts that sums to `target` ("Less: …"
+    rows subtracted), and its sum; None when none does before a cell of another unit."""
     for start in range(len(cells) - 2, -1, -1):
         window = [(j, c) for j, c in cells[start:] if c is not None]
-        if not _units_fit(cell, [c for _, c in window]):
+        if not _units_fit(target, [c for _, c in window]):
             break
         got = sum(_signed(table.rows[j], c) for j, c in window)
-        if got and abs(got - cell.value * cell.scale) <= _tolerance(cell, [c for _, c in window]):
-            return items[:start] + [i]
-    return items + [i]
+        tol = _tolerance(target, [c for _, c in window])
+        if (got or not nonzero) and abs(got - target.value * target.scale) <= tol:
+            return start, got
+    return None
 
 
 def _sum_check(table: Table, doc, col: int, items: list[int], i: int) -> tuple[Check | None, int]:
@@ -146,14 +154,11 @@ def _sum_check(table: Table, doc, col: int, items: list[int], i: int) -> tuple[C
         return None, len(items) - 1  # "Total cash" under "Cash": the one row again, not a sum to check
     if len(cells) < 2:
         return None, max(0, len(items) - 1)
-    for start in range(len(cells) - 2, -1, -1):
-        window = cells[start:]
-        if not _units_fit(total, [c for _, c in window if c]):
-            break
-        got = sum(_signed(table.rows[j], c) for j, c in window if c)
-        if abs(got - total.value * total.scale) <= _tolerance(total, [c for _, c in window if c]):
-            return _check("sum", table, doc, col, total_row, total, [(table.rows[j], c) for j, c in window if c],
-                          got, True), start
+    run = _summing_run(table, cells, total)
+    if run is not None:
+        start, got = run
+        return _check("sum", table, doc, col, total_row, total, [(table.rows[j], c) for j, c in cells[start:] if c],
+                      got, True), start
     start = _group_start(table, items, i)
     window = cells[start:]
     if len(window) < 2 or not _units_fit(total, [c for _, c in window if c]):
@@ -390,7 +395,7 @@ def _change_check(table: Table, doc, row: TableRow, now: TableCell, before: Tabl
     if pct and b and (a * b > 0):
         rel = (a - b) / abs(b) * 100
         slack = 100 * (0.5 * _precision(now) / abs(b) + 0.5 * _precision(before) * abs(a) / b ** 2)
-        candidates.append((rel, 0.5 * 10.0 ** -_decimals(change.raw) + slack))
+        candidates.append((rel, 0.5 * 10.0 ** -decimals(change.raw) + slack))
     if not pct or now.unit == "%":
         candidates.append((a - b if not pct else now.value - before.value,
                            0.5 * (_precision(now) + _precision(before) + _precision(change))))
@@ -407,7 +412,7 @@ def _change_check(table: Table, doc, row: TableRow, now: TableCell, before: Tabl
     check = _check("change", table, doc, col, row, change, [(row, now), (row, before)], got, False)
     check.scale = 1.0 if pct else check.scale
     check.total = Part(row.label_path, change.raw, row.page, printed)
-    if abs(abs(printed) - abs(got)) <= 2 * tol + 10.0 ** -_decimals(change.raw):
+    if abs(abs(printed) - abs(got)) <= 2 * tol + 10.0 ** -decimals(change.raw):
         check.verdict = "as printed"
         check.reason = f"off by {check.shown(printed - got)}: rounding of the printed values"
     elif abs(printed + got) <= tol:
@@ -416,11 +421,6 @@ def _change_check(table: Table, doc, row: TableRow, now: TableCell, before: Tabl
         check.verdict = "likely misread"
         check.reason = f"off by {check.shown(printed - got)}: the columns compared may not be the ones the change is of"
     return check
-
-
-def _decimals(raw: str) -> int:
-    m = re.search(r"\d[\d,]*(?:\.(\d+))?", raw)
-    return len(m.group(1)) if m and m.group(1) else 0
 
 
 def _unsigned(raw: str) -> bool:

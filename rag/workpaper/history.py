@@ -60,9 +60,13 @@ class Value:
     @property
     def precision(self) -> float:
         """The step of its last printed digit, in its unit: '1,798' in millions → 1e6; '22.4 %' → 0.1."""
-        m = re.search(r"\d[\d,]*(?:\.(\d+))?", self.raw)
-        decimals = len(m.group(1)) if m and m.group(1) else 0
-        return 10.0 ** -decimals * self.scale
+        return 10.0 ** -decimals(self.raw) * self.scale
+
+
+def decimals(raw: str) -> int:
+    """The digits a printed number has after its decimal point: '1,798' → 0, '(4.35)%' → 2."""
+    m = re.search(r"\d[\d,]*(?:\.(\d+))?", raw)
+    return len(m.group(1)) if m and m.group(1) else 0
 
 
 def same_value(a: Value, b: Value) -> bool:
