@@ -73,7 +73,7 @@ class DocContext:
         return bool(self.fiscal_period and self.fiscal_period.startswith("Q")) and self.doc_type != "10-K"
 
 
-_UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
+_UNIT_LINE = re.compile(r"^\W*(?:amounts?\s+|figures?\s+|all\s+|shares\s+)?(?:(?:are\s+)?(?:stated|shown|expressed|presented)\s+)?"
                         r"(?:[$€£]\s+and\s+\w+\s+)?"
                         r"(?:(?:u\.?s\.?\s+)?dollars\s+)?(?:in\s+)?(?:[$€£]|usd|eur|gbp|chf)?\s*(?:in\s+)?"
                         r"(?:[$€£]|usd|eur|gbp|chf)?\s*"
@@ -232,6 +232,8 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     first_is_column = bool(_YEAR.fullmatch(first)) or bool(_DATE.fullmatch(first)) or _period_cell(first)
     stub = "" if first_is_column else cells[0]
     cols = cells if first_is_column else cells[1:]
+    while cols and re.fullmatch(r"\(\d{1,2}\)|\*+", cols[0].strip()):
+        cols = cols[1:]  # "Valuation Assumptions | (1) | 2015 | 2014": the stub's footnote mark, not a column
     while cols and re.fullmatch(r"\s*units?\s*", cols[0], re.I):
         stub, cols = f"{stub} {cols[0]}".strip(), cols[1:]  # "Key Figures | Unit | 2018 | …": the unit column
     texts = list(cols)
@@ -329,6 +331,7 @@ class _Table:
     wrapped: str = ""  # the label-only line just read as the first line of a lower-case row's label
     group_from_siblings: str = ""  # the parent to restore when the lower-case rows under that line end
     has_rows: bool = False
+    below_header: list[str] = field(default_factory=list)  # plain lines between the header and the first row
     unit_below: bool = False  # unit_hint is a unit line between rows: it names the unit of the rows below it
 
 
@@ -362,6 +365,9 @@ def _table_unit(t: _Table, heading: str) -> tuple[str | None, float]:
         hint = t.unit_hint
     scale = scale_of(hint) or scale_of(heading) or 1.0
     unit = currency_of(hint) or unit_of(hint)
+    if unit is None and re.search(r"\bshares\s+in\s+(?:thousands|millions|billions)\b|"
+                                  r"\b(?:thousands|millions|billions) of shares\b", hint, re.I):
+        unit = "shares"  # "(Shares in millions)": a table of share counts
     return unit, scale
 
 
@@ -371,6 +377,9 @@ def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float
         return "%", 1.0
     label_unit = None
     m = re.search(r"\(([^()]*)\)\s*$", label) or re.search(r"\bin ([^,;]+)$", label)
+    span = re.fullmatch(r"\s*(?:in\s+)?(years|months|weeks|days)\s*", m.group(1), re.I) if m else None
+    if span:
+        return span.group(1).lower(), 1.0  # "Expected life of stock options (in years)": a span of time
     if m:
         label_unit = unit_of(m.group(1)) or currency_of(m.group(1)) or ("%" if "%" in m.group(1) else None)
     if _PER_SHARE.search(label):
@@ -555,6 +564,11 @@ def _on_plain(t: _Table, text: str) -> None:
     the first line of a wrapped label."""
     group = group_label(text)
     named = group != text and bool(re.search(r"[A-Za-z]{3,}", group))  # "Revenue ($ in millions)"
+    if t.header is not None and not t.has_rows:
+        t.below_header.append(text)
+        stated = next((x for x in re.findall(r"\([^()]*\)", text) if scale_of(x)), None)
+        if stated and not scale_of(t.unit_hint):
+            t.unit_hint = f"{t.unit_hint} {stated}".strip()  # "(Amounts in millions) Carrying Value Fair Value"
     if t.header is not None and not named and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
         # "(In millions)" under the header; "In TJ" between rows: the rows below are in that unit
         t.unit_hint = text if t.has_rows else f"{t.unit_hint} {text}".strip()
@@ -717,37 +731,132 @@ def _add_row(read: list[_Read], t: _Table, label: str, cells: list[Cell | None],
              ln: SourceLine) -> None:
     """A row of the table being read: its cells under their columns, each with its unit and scale."""
     table_unit, table_scale = _table_unit(t, ln.heading)
-    row = _row_record(label, cells, row_text, t, ln, table_unit, table_scale)
-    if row.cells:
-        t.has_rows = True
-        if not read or read[-1].state is not t or read[-1].header is not t.header or \
-                (t.unit_below and (read[-1].unit, read[-1].scale) != (table_unit, table_scale)):
-            read.append(_Read(t, t.header, table_unit, table_scale))
-        read[-1].rows.append(row)
+    for sub_label, sub_cells in _sub_columns(label, cells, t):
+        row = _row_record(sub_label, sub_cells, row_text, t, ln, table_unit, table_scale)
+        if row.cells:
+            t.has_rows = True
+            if not read or read[-1].state is not t or read[-1].header is not t.header or \
+                    (t.unit_below and (read[-1].unit, read[-1].scale) != (table_unit, table_scale)):
+                read.append(_Read(t, t.header, table_unit, table_scale))
+            read[-1].rows.append(row)
+
+
+_EXCEPT = re.compile(r"\bexcept(?:\s+for)?\s+([^()]+)", re.I)
+_EXCEPT_FILLER = {"data", "amounts", "amount", "and", "the", "figures", "information", "where", "noted",
+                  "otherwise", "stated", "indicated"}
+
+
+def excepted(unit_text: str, label: str) -> bool:
+    """A row the table's scale line leaves out by name: "(in thousands, except revenue per membership and
+    percentages)" over "Average monthly revenue per paying membership", "(Amounts in millions, except per share
+    and unit count data)" over "Unit counts › Walmart U.S.": every word of one excepted kind begins a word of the
+    row's label."""
+    m = _EXCEPT.search(unit_text)
+    if not m:
+        return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", label)]
+    for kind in re.split(r",|\band\b|\bor\b", m.group(1)):
+        need = [w.lower() for w in re.findall(r"[A-Za-z]+", kind) if w.lower() not in _EXCEPT_FILLER and len(w) > 2]
+        if need and all(any(x.startswith(w[:5]) for x in words) for w in need):
+            return True
+    return False
+
+
+def _with_shares(cells: list[Cell | None], n: int) -> bool:
+    """Each of n values with its share beside it ("$3,642 | 100.0 % | $3,507 | 100.0 %")."""
+    return n > 0 and len(cells) == 2 * n and all(c is not None and c.unit == "%" for c in cells[1::2]) and \
+        any(c is not None and c.unit != "%" for c in cells[0::2])
+
+
+def _blocks(cells: list[Cell | None], n: int) -> tuple[int, int] | None:
+    """(k, m) when a row's cells are m leading cells (a range of useful lives, of maturities) then k under each of
+    the header's n periods ("2022 | 2021" over "Gross | Accumulated amortization | Net" twice): the periods span k
+    columns each. Every period's block must hold the same kinds of value (amounts, percentages) in the same
+    places: "100 | 90 | 10 | 11 %" under "2022 | 2021" is two years and a change, not two blocks of two."""
+    if n < 2 or _with_shares(cells, n):
+        return None
+    for m in (0, 1) if cells and cells[0] is None else (0,):  # a leading range ("9 - 20") reads as no value
+        rest = cells[m:]
+        if len(rest) <= n or len(rest) % n:
+            continue
+        k = len(rest) // n
+        kinds = [tuple(None if c is None else c.unit == "%" for c in rest[p * k:(p + 1) * k]) for p in range(n)]
+        if all(all(a is None or b is None or a == b for a, b in zip(kinds[0], x, strict=True)) for x in kinds[1:]):
+            return k, m
+    return None
+
+
+def sub_column_names(lines: list[str], k: int, n: int) -> list[str]:
+    """The names of the k columns under each of n periods, from the line(s) printed between the periods and the
+    first row ("Carrying Value Fair Value Carrying Value Fair Value"): the words repeat once per period and split
+    evenly into k names. Else the names are their places ("column 2 of 3"): a line whose words the layout
+    interleaved cannot be split by reading it."""
+    text = re.sub(r"\([^()]*\)", " ", " ".join(lines))
+    words = text.split()
+    if words and len(words) % n == 0:
+        per = len(words) // n
+        block = words[:per]
+        if all(words[p * per:(p + 1) * per] == block for p in range(n)) and per % k == 0:
+            w = per // k
+            return [" ".join(block[j * w:(j + 1) * w]) for j in range(k)]
+    # a stacked header glued line after line ("Accumulated Accumulated" over "Cost Amortization Net Cost
+    # Amortization Net"): its last line names each column in a word, once per period
+    tail = words[len(words) - k * n:] if len(words) >= k * n else []
+    if tail and all(tail[p * k:(p + 1) * k] == tail[:k] for p in range(n)) and len(set(tail[:k])) == k:
+        return tail[:k]
+    return [f"column {j + 1} of {k}" for j in range(k)]
+
+
+def _sub_columns(label: str, cells: list[Cell | None], t: _Table) -> list[tuple[str, list[Cell | None]]]:
+    """A row's cells as one row per column under each period (_blocks), each labelled with that column's name;
+    else the row as it is."""
+    periods = [c for c in (t.header.columns if t.header else []) if not c.is_change]
+    if not t.header or len(periods) != len(t.header.columns):
+        return [(label, cells)]
+    found = _blocks(cells, len(periods))
+    if found is None:
+        return [(label, cells)]
+    k, m = found
+    names = sub_column_names(t.below_header, k, len(periods))
+    if t.parent and any(group_label(x).rstrip(":") == t.parent for x in t.below_header[:1]):
+        t.parent = ""  # the columns' names, read as a group of rows
+    rest = cells[m:]
+    return [(f"{clean_label(label)} ({names[j]})", [rest[p * k + j] for p in range(len(periods))]) for j in range(k)]
 
 
 def _index(columns: list[Column], col: Column) -> int:
     return next(j for j, c in enumerate(columns) if c is col)
 
 
-def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
-                table_unit: str | None, table_scale: float) -> TableRow:
-    cols = t.header.columns if t.header is not None else []
+def _align(cells: list[Cell | None], cols: list[Column]) -> tuple[list[Cell | None], list[Column], bool]:
+    """A row's cells and the columns they are under, one for one, and whether they line up at all."""
     aligned = len(cells) == len(cols)
     periods = [c for c in cols if not c.is_change]
     if not aligned and periods and len(cells) == len(periods) < len(cols):
         cols = periods  # the change columns left empty
         aligned = True
-    if not aligned and cols and len(cells) == 2 * len(cols) and \
-            all(c is not None and c.unit == "%" for c in cells[1::2]) and \
-            any(c is not None and c.unit != "%" for c in cells[0::2]):
+    if not aligned and _with_shares(cells, len(cols)):
         # "Net sales | $3,642 | 100.0 % | $3,507 | 100.0 %" under "2022 | 2021": each value with its share of sales
         cells = cells[0::2]
+        aligned = True
+    changes = [c for c in cols if c.is_change]
+    if not aligned and periods and changes and cols == periods + changes and len(cells) > len(cols) and \
+            (len(cells) - len(periods)) % len(changes) == 0:
+        # "Revenues | $4,180 | $3,431 | $2,751 | $748 | 22 % | $680 | 25 %" under "2015 | 2014 | 2013 | 2015 vs.
+        # 2014 | 2014 vs. 2013": each change column spans its amount and its percentage
+        k = (len(cells) - len(periods)) // len(changes)
+        cols = periods + [c for c in changes for _ in range(k)]
         aligned = True
     if not aligned and cols and len(cells) > len(cols):
         # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns
         cells = cells[-len(cols):]
         aligned = True
+    return cells, cols, aligned
+
+
+def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
+                table_unit: str | None, table_scale: float) -> TableRow:
+    cells, cols, aligned = _align(cells, t.header.columns if t.header is not None else [])
     currency = t.currency or next((c.unit for c in cells if c and c.unit in ("USD", "EUR", "GBP", "CHF")), None)
     if currency and not t.currency:
         t.currency = currency
@@ -767,6 +876,9 @@ def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, 
                 unit, scale = "%", 1.0
         else:
             unit, scale = _row_unit(clean, cell, table_unit, table_scale, currency, col)
+            if scale == table_scale != 1 and unit != "%" and not (unit or "").endswith("share") and \
+                    excepted(" ".join((t.header.stub if t.header else "", t.unit_hint)), " ".join((*groups, clean))):
+                unit, scale = (cell.unit or currency_of(cell.raw)), 1.0  # "(in thousands, except unit counts)"
         out.append(TableCell(cell.raw, cell.value, unit, scale, _index(t.header.columns, col) if col else None, i))
     return TableRow(clean, groups, tuple(out), ln.page, ln.chunk_index, row_text)
 

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rag.domain import PERIOD_END_MONTHS
+from rag.quantities import scale_of
 from rag.statements import statement_of_title
 
 _NUMERIC_CELL = re.compile(r"^[\s$€£(]*[-–—]?\$?\s*\(?\d[\d,./]*\)?\s*%?\)?[\s*]*$|^[-–—]+$")
@@ -222,14 +223,22 @@ def _norm_repeat(text: str) -> str:
 
 
 def repeated_margin_texts(pages: list[list[Row]], heights: list[float], margin: float = 0.09) -> set[str]:
-    """Normalised texts of rows in the top/bottom margin that repeat on many pages (headers, footers)."""
+    """Normalised texts of rows in the top/bottom margin that repeat on many pages (headers, footers). A short line
+    that states a scale ("(In thousands, except per share data)" under each statement's title) is never one: it is
+    the unit of the tables on its page, however often it is printed."""
     n = len(pages)
     counts: Counter[str] = Counter()
     for rows, h in zip(pages, heights, strict=False):
-        seen = {_norm_repeat(r.text) for r in rows if r.y1 < h * margin or r.y0 > h * (1 - margin)}
+        seen = {_norm_repeat(r.text) for r in rows if (r.y1 < h * margin or r.y0 > h * (1 - margin))
+                and not states_scale(r.text)}
         counts.update(seen)
     need = max(3, int(0.3 * n))
     return {t for t, c in counts.items() if c >= need and t}
+
+
+def states_scale(text: str) -> bool:
+    """A short line that gives the scale of the numbers near it: "(In thousands)", "Dollars in millions"."""
+    return len(text.split()) <= 10 and scale_of(text) is not None
 
 
 def is_page_number(text: str) -> bool:

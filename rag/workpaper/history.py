@@ -311,9 +311,21 @@ def observations(doc: DocumentMeta, tables: Iterable[Table]) -> list[_Obs]:
     tables = list(tables)
     default = document_scale(tables)
     for t, topics in zip(tables, row_topics(tables), strict=True):
+        if rolls_forward(t):
+            continue
         for row, topic in zip(t.rows, topics, strict=True):
             _row_obs(doc, t, topic, row, out, default)
     return list(out.values())
+
+
+def rolls_forward(t: Table) -> bool:
+    """A roll-forward read under columns of periods: two or more rows date themselves to different years ("Balance
+    at December 31, 2020", "Balance at December 31, 2021"), so its periods are in its rows and its columns are
+    components (segments, equity accounts) whose header was not read. No cell of it has the period of its column."""
+    if not any(c.fiscal_year for c in t.columns):
+        return False
+    years = {d.year for r in t.rows for d in dates_in(r.label)}
+    return len(years) >= 2
 
 
 CURRENCIES = {"USD", "EUR", "GBP", "CHF"}
@@ -346,6 +358,8 @@ def _row_obs(doc: DocumentMeta, t: Table, topic: str, row: TableRow, out: dict,
     key = (_norm(topic), _norm(row.label_path))
     if not key[1]:
         return
+    if dates_in(row.label_path) and len({c.fiscal_year for c in t.columns if c.fiscal_year}) >= 2:
+        return  # a row that dates itself ("June 30, 2023 › U.S. agency securities") under columns of two years
     src = Source(doc.document_id, doc.file_name, row.page, t.title[:200], row.text[:300], later_key(doc))
     quarters = quarter_columns(t, doc)
     for cell in row.cells:

@@ -371,3 +371,85 @@ def test_a_row_with_an_empty_cell_before_its_values_shows_as_a_grid():
                                               TableCell("$2,363", 2363.0, "USD", 1.0, None, 3)), 80, 0, "")
     head, lines = Table("Debt", "USD", 1.0, "", (), (row,)).grid()
     assert len(head) == 5 and lines == [["Year Ending June 30", "", "", "2024", "$2,363"]]
+
+
+def test_periods_that_span_columns_give_each_column_its_period_and_its_name():
+    """A two-level header ("January 31, 2018 | January 31, 2017" over "Carrying Value Fair Value" twice): each
+    period spans as many cells as the row holds per period, and each column's row is labelled with its name."""
+    facts = _facts("""
+        January 31, 2018 | January 31, 2017
+        (Amounts in millions) Carrying Value Fair Value Carrying Value Fair Value
+        Long-term debt, including amounts due within one year | $33,783 | $38,766 | $38,271 | $44,602
+    """)
+    got = {(f.label_path, f.period): (f.value, f.unit, f.scale) for f in facts}
+    assert got == {
+        ("Long-term debt, including amounts due within one year (Carrying Value)", "FY2018"): (33783, "USD", 1e6),
+        ("Long-term debt, including amounts due within one year (Fair Value)", "FY2018"): (38766, "USD", 1e6),
+        ("Long-term debt, including amounts due within one year (Carrying Value)", "FY2017"): (38271, "USD", 1e6),
+        ("Long-term debt, including amounts due within one year (Fair Value)", "FY2017"): (44602, "USD", 1e6)}
+
+
+def test_a_stacked_header_glued_by_the_layout_names_columns_by_its_last_line_and_a_leading_range_is_no_value():
+    facts = _facts("""
+        Other intangibles were as follows:
+        (in thousands) | 2019 | 2018
+        Accumulated Accumulated Cost Amortization Net Cost Amortization Net
+        Customer contracts | 9 - 20 | $ 1,219,029 | $ (436,545) | $782,484 | $ 1,329,432 | $ (416,176) | $913,256
+    """, DocContext(2019, "FY", "10-K"))
+    got = {(f.label_path, f.period): f.value for f in facts}
+    assert got[("Customer contracts (Net)", "FY2019")] == 782484
+    assert got[("Customer contracts (Amortization)", "FY2018")] == -416176
+    assert len(got) == 6
+
+
+def test_interleaved_names_are_numbered_and_a_change_is_not_a_block():
+    from rag.ingest.facts import sub_column_names
+    assert sub_column_names(["Remaining Net Remaining Net Impairments Carrying Value (1) Impairments Carrying"],
+                            2, 2) == ["column 1 of 2", "column 2 of 2"]
+    facts = _facts("""
+        (in millions) | 2022 | 2021
+        Net sales | 100 | 90 | 10 | 11 %
+    """)
+    assert {f.period for f in facts} <= {"FY2022", "FY2021", None}
+    assert not any("column" in f.label_path for f in facts)
+
+
+def test_change_columns_that_span_an_amount_and_a_percentage():
+    facts = _facts("""
+        As of/ Year Ended December 31, Change
+        2015 | 2014 | 2013 | 2015 vs. 2014 | 2014 vs. 2013
+        (in thousands, except revenue per membership and percentages)
+        Revenues | $4,180,339 | $3,431,434 | $2,751,375 | $748,905 | 22 % | $680,059 | 25 %
+        Average monthly revenue per paying membership | $8.50 | $8.14 | $7.97 | $0.36 | 4 % | $0.17 | 2 %
+    """, DocContext(2015, "FY", "10-K"))
+    rev = _one(facts, "Revenues", "FY2013")
+    assert (rev.value, rev.scale) == (2751375, 1e3)
+    arpu = _one(facts, "revenue per paying", "FY2015")
+    assert (arpu.value, arpu.unit, arpu.scale) == (8.5, "USD", 1.0)  # the scale line leaves it out by name
+    assert {f.raw for f in facts if f.is_change and "Revenues" in f.label_path} == {"$748,905", "22 %", "$680,059",
+                                                                                    "25 %"}
+
+
+def test_units_a_label_or_a_scale_line_names():
+    facts = _facts("""
+        (Amounts in millions, except per share and unit count data) | 2020 | 2019
+        Total revenues | $523,964 | $514,405
+        Unit counts
+        Walmart U.S. segment | 4,756 | 4,769
+    """)
+    units = _one(facts, "Walmart U.S.", "FY2020")
+    assert (units.unit, units.scale) == (None, 1.0)
+    assert _one(facts, "Total revenues", "FY2020").scale == 1e6
+    facts = _facts("""
+        Valuation Assumptions | (1) | 2015 | 2014 | 2013
+        Expected life of stock options (in years) | (4) | 6.0 | 5.9 | 5.9
+    """)
+    life = _one(facts, "Expected life", "FY2015")
+    assert (life.value, life.unit, life.scale) == (6.0, "years", 1.0)
+    facts = _facts("""
+        (Shares in millions)
+        Years ended December 31, | 2022 | 2021 | 2020
+        Performance-based restricted stock units | 0.4 | 0.8 | 1.3
+    """)
+    rsu = _one(facts, "restricted stock units", "FY2021")
+    assert (rsu.value, rsu.unit, rsu.scale) == (0.8, "shares", 1e6)

@@ -132,3 +132,20 @@ def test_a_line_end_hyphen_stays_where_the_document_writes_a_compound():
 
     pages = [[R("We report inter-annotator agreement on long-form"), R("summaries, state-of-the-art and pre-")]]
     assert chunking.hyphenated_compounds(pages) == frozenset({"inter-annotator", "long-form"})
+
+
+def test_a_scale_line_in_the_margin_is_never_a_running_header():
+    """"(In thousands)" under each statement's title of an earnings release sits in the top margin on every
+    statement page: it is the unit of the page's tables, and stays."""
+    pages, heights = [], []
+    for p in range(6):
+        pages.append([
+            layout.Row("ACME Corp", p + 1, 20, 30, 72, 8, False, ["ACME"]),
+            layout.Row("(In thousands, except per share data)", p + 1, 40, 50, 72, 8, False, ["(In"]),
+            layout.Row(f"Body text of page {p}", p + 1, 300, 310, 72, 10, False, ["x"]),
+        ])
+        heights.append(792)
+    rep = layout.repeated_margin_texts(pages, heights)
+    kept = [layout.drop_margins(r, h, rep) for r, h in zip(pages, heights)]
+    assert all([k.text for k in r] == ["(In thousands, except per share data)", f"Body text of page {p}"]
+               for p, r in enumerate(kept))

@@ -167,3 +167,19 @@ def test_a_money_table_that_states_no_scale_takes_the_one_the_document_states():
     assert by["Deferred tax liabilities"].scaled == -9_430e6
     assert (by["Net income per common share › Basic"].unit, by["Net income per common share › Basic"].scale) == \
         ("USD/share", 1.0)
+
+
+def test_a_roll_forward_read_under_columns_of_years_gives_no_cell():
+    """Rows that date themselves to two years ("Balance at December 31, 2020", "… 2021") under columns of years: its
+    periods are in its rows and its columns are components whose header was not read; no cell has its column's
+    period. A row that dates itself under columns of two years gives none either."""
+    h = build_history("Acme", [_filing(2022, [
+        ("Balance at December 31, 2020", (), ["$2,091", "$10,806"], 70),
+        ("Acquisitions", (), ["17", "3"], 70),
+        ("Balance at December 31, 2021", (), ["2,090", "10,813"], 70),
+    ], title="Goodwill")])
+    assert h.measures == []
+    h = build_history("Acme", [_filing(2022, [
+        ("U.S. agency securities", ("June 30, 2021",), ["1,809", "0"], 72),
+        ("Net sales", (), ["$12,345", "$11,500"], 40)])])
+    assert [m.label_path for m in h.measures] == ["Net sales"]
