@@ -332,6 +332,7 @@ class _Table:
     group_from_siblings: str = ""  # the parent to restore when the lower-case rows under that line end
     has_rows: bool = False
     below_header: list[str] = field(default_factory=list)  # plain lines between the header and the first row
+    in_blocks: bool = False  # its rows hold several cells under each period (_sub_columns)
     unit_below: bool = False  # unit_hint is a unit line between rows: it names the unit of the rows below it
 
 
@@ -432,6 +433,7 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
     t = _Table()
     recent: list[str] = []  # short plain lines since the last table row
     intro = ""  # the sentence that introduces the next table
+    intro_scale = ""  # the scale the sentence before the next table states in brackets
     last_row = False  # the line before was a row of the table being read
     for ln in lines:
         text = ln.text.strip()
@@ -447,8 +449,10 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
         cand = unglue_years(text) if _GLUED.search(text) else text  # changed only when it then reads as a header
         header_text = cand if is_header_row(cand) or _lower_header(t, cand, recent) else plain_header(text)
         if header_text is not None:
-            t = _on_header(t, header_text, recent, ln, doc, intro)
-            intro = ""
+            new = _on_header(t, header_text, recent, ln, doc, intro)
+            if new is not t and intro_scale and not scale_of(new.unit_hint):
+                new.unit_hint = f"{new.unit_hint} {intro_scale}".strip()  # "… by geographic area (in thousands)."
+            t, intro = new, ""  # the scale holds for the tables that follow until prose ("The tables below …")
             recent = [header_text]
             continue
         if " | " in text:
@@ -477,6 +481,7 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
             # the sentence that introduces the table: "The following unaudited pro forma …:", "Following are the
             # supplemental consolidated financial results … on an unaudited pro forma basis."
             intro = text if text.rstrip().endswith(":") or _INTRO.search(text) else ""
+            intro_scale = next((x for x in re.findall(r"\([^()]{0,40}\)", text) if scale_of(x)), "")
             continue
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
@@ -813,9 +818,12 @@ def _sub_columns(label: str, cells: list[Cell | None], t: _Table) -> list[tuple[
     periods = [c for c in (t.header.columns if t.header else []) if not c.is_change]
     if not t.header or len(periods) != len(t.header.columns):
         return [(label, cells)]
-    found = _blocks(cells, len(periods))
+    # the columns under the periods are named between them and the first row; rows that spill past the periods
+    # after rows that did not are another table's, read under this header
+    found = _blocks(cells, len(periods)) if t.below_header and (t.in_blocks or not t.has_rows) else None
     if found is None:
         return [(label, cells)]
+    t.in_blocks = True
     k, m = found
     names = sub_column_names(t.below_header, k, len(periods))
     if t.parent and any(group_label(x).rstrip(":") == t.parent for x in t.below_header[:1]):
@@ -847,11 +855,16 @@ def _align(cells: list[Cell | None], cols: list[Column]) -> tuple[list[Cell | No
         k = (len(cells) - len(periods)) // len(changes)
         cols = periods + [c for c in changes for _ in range(k)]
         aligned = True
-    if not aligned and cols and len(cells) > len(cols):
-        # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns
+    if not aligned and cols and len(cells) > len(cols) and \
+            all(c is None or _FOOTNOTE_MARK.fullmatch(c.raw.strip()) for c in cells[:len(cells) - len(cols)]):
+        # stray pieces (a footnote mark read as a cell): keep the rightmost values under the columns. Amounts
+        # beyond the columns are another table's, read under this header: they stay unplaced
         cells = cells[-len(cols):]
         aligned = True
     return cells, cols, aligned
+
+
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\d|\*+|\([a-z]\)")
 
 
 def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,

@@ -369,7 +369,7 @@ def _row_obs(doc: DocumentMeta, t: Table, topic: str, row: TableRow, out: dict,
             if default and t.scale == 1 and scale == 1 and (cell.unit or "") in CURRENCIES \
                     and abs(cell.value) * default[0] <= 10 * default[1]:
                 scale = default[0]
-            unit = cell.unit or t.unit
+            unit = cell.unit or (t.unit if cell.scale == t.scale else None)  # a row the scale line excepts: none
             if unit in CURRENCIES and _PER_SHARE.search(row.label_path):
                 unit, scale = f"{unit}/share", 1.0
             elif unit in CURRENCIES and _SHARE_COUNT.search(row.label_path) and "$" not in cell.raw:

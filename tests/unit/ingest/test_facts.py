@@ -453,3 +453,18 @@ def test_units_a_label_or_a_scale_line_names():
     """)
     rsu = _one(facts, "restricted stock units", "FY2021")
     assert (rsu.value, rsu.unit, rsu.scale) == (0.8, "shares", 1e6)
+
+
+def test_a_scale_the_sentence_before_the_tables_states_holds_for_them_until_prose():
+    facts = _facts("""
+        The tables below list our revenue and property and equipment, net, by geographic area for fiscal 2017, 2016 and 2015 (in thousands). With the exception of property and equipment, we do not identify or allocate our assets.
+        Revenue | 2017 | 2016 | 2015
+        United States | $3,830,845 | $3,087,764 | $2,548,024
+        Property and Equipment | 2017 | 2016 | 2015
+        United States | $753,393 | $642,823 | $621,122
+        Amortization expense was $402.3 million in fiscal 2017, and we expect it to fall in the years to come as assets age.
+        Backlog | 2017 | 2016
+        United States | 1,200 | 1,100
+    """, DocContext(2017, "FY", "10-K"))
+    assert {f.scale for f in facts if f.raw.startswith("$")} == {1e3}
+    assert {f.scale for f in facts if f.raw in ("1,200", "1,100")} == {1.0}
