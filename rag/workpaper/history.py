@@ -313,9 +313,25 @@ def observations(doc: DocumentMeta, tables: Iterable[Table]) -> list[_Obs]:
     for t, topics in zip(tables, row_topics(tables), strict=True):
         if rolls_forward(t):
             continue
-        for row, topic in zip(t.rows, topics, strict=True):
-            _row_obs(doc, t, topic, row, out, default)
+        between = per_share_between(t)
+        for i, (row, topic) in enumerate(zip(t.rows, topics, strict=True)):
+            _row_obs(doc, t, topic, row, out, default, per_share=i in between)
     return list(out.values())
+
+
+def per_share_between(t: Table) -> set[int]:
+    """The rows of a reconciliation from one per-share line to another ("Diluted EPS", the adjustments, "Non-GAAP
+    diluted EPS"): rows between two per-share rows whose amounts are no larger than theirs are per share too (a
+    count of shares between them is not)."""
+    marks = [i for i, r in enumerate(t.rows) if _PER_SHARE.search(r.label_path)]
+    out: set[int] = set()
+    for a, b in zip(marks, marks[1:]):
+        top = max((abs(c.value) for i in (a, b) for c in t.rows[i].cells), default=0.0)
+        for i in range(a + 1, b):
+            r = t.rows[i]
+            if r.cells and all(abs(c.value) <= top for c in r.cells) and not _SHARE_COUNT.search(r.label_path):
+                out.add(i)
+    return out
 
 
 def rolls_forward(t: Table) -> bool:
@@ -354,7 +370,7 @@ def document_scale(tables: list[Table]) -> tuple[float, float] | None:
 
 
 def _row_obs(doc: DocumentMeta, t: Table, topic: str, row: TableRow, out: dict,
-             default: tuple[float, float] | None = None) -> None:
+             default: tuple[float, float] | None = None, per_share: bool = False) -> None:
     key = (_norm(topic), _norm(row.label_path))
     if not key[1]:
         return
@@ -370,7 +386,7 @@ def _row_obs(doc: DocumentMeta, t: Table, topic: str, row: TableRow, out: dict,
                     and abs(cell.value) * default[0] <= 10 * default[1]:
                 scale = default[0]
             unit = cell.unit or (t.unit if cell.scale == t.scale else None)  # a row the scale line excepts: none
-            if unit in CURRENCIES and _PER_SHARE.search(row.label_path):
+            if unit in CURRENCIES and (per_share or _PER_SHARE.search(row.label_path)):
                 unit, scale = f"{unit}/share", 1.0
             elif unit in CURRENCIES and _SHARE_COUNT.search(row.label_path) and "$" not in cell.raw:
                 unit = "shares"

@@ -183,3 +183,14 @@ def test_a_roll_forward_read_under_columns_of_years_gives_no_cell():
         ("U.S. agency securities", ("June 30, 2021",), ["1,809", "0"], 72),
         ("Net sales", (), ["$12,345", "$11,500"], 40)])])
     assert [m.label_path for m in h.measures] == ["Net sales"]
+
+
+def test_the_adjustments_between_two_per_share_lines_are_per_share():
+    h = build_history("Acme", [_filing(2022, [
+        ("Diluted EPS", (), ["$6.29", "$9.84"], 28),
+        ("Income tax impact of non-GAAP adjustments", (), ["(0.24)", "(0.04)"], 28),
+        ("Non-GAAP diluted EPS", (), ["$7.08", "$10.01"], 28),
+        ("Net sales", (), ["$12,345", "$11,500"], 28)], title="Non-GAAP reconciliation")])
+    units = {m.label_path: m.cells["FY2022"].value.unit for m in h.measures}
+    assert units == {"Diluted EPS": "USD/share", "Income tax impact of non-GAAP adjustments": "USD/share",
+                     "Non-GAAP diluted EPS": "USD/share", "Net sales": "USD"}
