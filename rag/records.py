@@ -294,6 +294,7 @@ class TableRow:
     page: int
     chunk_index: int
     text: str  # the row as the layout cut it ("label | v1 | v2")
+    sub: str = ""  # under periods that span several columns, the column this row was cut from ("Net", "column 2 of 3")
 
     @property
     def label_path(self) -> str:
@@ -302,11 +303,14 @@ class TableRow:
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> TableRow:
         return cls(row["label"], tuple(row.get("groups") or ()), tuple(TableCell.from_json(c) for c in row["cells"]),
-                   int(row["page"]), int(row["chunk_index"]), row.get("text") or "")
+                   int(row["page"]), int(row["chunk_index"]), row.get("text") or "", row.get("sub") or "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "groups": list(self.groups), "cells": [c.to_json() for c in self.cells],
-                "page": self.page, "chunk_index": self.chunk_index, "text": self.text}
+        out = {"label": self.label, "groups": list(self.groups), "cells": [c.to_json() for c in self.cells],
+               "page": self.page, "chunk_index": self.chunk_index, "text": self.text}
+        if self.sub:
+            out["sub"] = self.sub
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -736,8 +736,8 @@ def _add_row(read: list[_Read], t: _Table, label: str, cells: list[Cell | None],
              ln: SourceLine) -> None:
     """A row of the table being read: its cells under their columns, each with its unit and scale."""
     table_unit, table_scale = _table_unit(t, ln.heading)
-    for sub_label, sub_cells in _sub_columns(label, cells, t):
-        row = _row_record(sub_label, sub_cells, row_text, t, ln, table_unit, table_scale)
+    for sub_label, sub_cells, sub in _sub_columns(label, cells, t):
+        row = _row_record(sub_label, sub_cells, row_text, t, ln, table_unit, table_scale, sub)
         if row.cells:
             t.has_rows = True
             if not read or read[-1].state is not t or read[-1].header is not t.header or \
@@ -812,24 +812,25 @@ def sub_column_names(lines: list[str], k: int, n: int) -> list[str]:
     return [f"column {j + 1} of {k}" for j in range(k)]
 
 
-def _sub_columns(label: str, cells: list[Cell | None], t: _Table) -> list[tuple[str, list[Cell | None]]]:
+def _sub_columns(label: str, cells: list[Cell | None], t: _Table) -> list[tuple[str, list[Cell | None], str]]:
     """A row's cells as one row per column under each period (_blocks), each labelled with that column's name;
     else the row as it is."""
     periods = [c for c in (t.header.columns if t.header else []) if not c.is_change]
     if not t.header or len(periods) != len(t.header.columns):
-        return [(label, cells)]
+        return [(label, cells, "")]
     # the columns under the periods are named between them and the first row; rows that spill past the periods
     # after rows that did not are another table's, read under this header
     found = _blocks(cells, len(periods)) if t.below_header and (t.in_blocks or not t.has_rows) else None
     if found is None:
-        return [(label, cells)]
+        return [(label, cells, "")]
     t.in_blocks = True
     k, m = found
     names = sub_column_names(t.below_header, k, len(periods))
     if t.parent and any(group_label(x).rstrip(":") == t.parent for x in t.below_header[:1]):
         t.parent = ""  # the columns' names, read as a group of rows
     rest = cells[m:]
-    return [(f"{clean_label(label)} ({names[j]})", [rest[p * k + j] for p in range(len(periods))]) for j in range(k)]
+    return [(f"{clean_label(label)} ({names[j]})", [rest[p * k + j] for p in range(len(periods))], names[j])
+            for j in range(k)]
 
 
 def _index(columns: list[Column], col: Column) -> int:
@@ -848,12 +849,12 @@ def _align(cells: list[Cell | None], cols: list[Column]) -> tuple[list[Cell | No
         cells = cells[0::2]
         aligned = True
     changes = [c for c in cols if c.is_change]
-    if not aligned and periods and changes and cols == periods + changes and len(cells) > len(cols) and \
-            (len(cells) - len(periods)) % len(changes) == 0:
+    if not aligned and periods and changes and cols == periods + changes and \
+            len(cells) == len(periods) + 2 * len(changes) and \
+            _with_shares(cells[len(periods):], len(changes)):
         # "Revenues | $4,180 | $3,431 | $2,751 | $748 | 22 % | $680 | 25 %" under "2015 | 2014 | 2013 | 2015 vs.
         # 2014 | 2014 vs. 2013": each change column spans its amount and its percentage
-        k = (len(cells) - len(periods)) // len(changes)
-        cols = periods + [c for c in changes for _ in range(k)]
+        cols = periods + [c for c in changes for _ in range(2)]
         aligned = True
     if not aligned and cols and len(cells) > len(cols) and \
             all(c is None or _FOOTNOTE_MARK.fullmatch(c.raw.strip()) for c in cells[:len(cells) - len(cols)]):
@@ -868,7 +869,7 @@ _FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)|\d|\*+|\([a-z]\)")
 
 
 def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, ln: SourceLine,
-                table_unit: str | None, table_scale: float) -> TableRow:
+                table_unit: str | None, table_scale: float, sub: str = "") -> TableRow:
     cells, cols, aligned = _align(cells, t.header.columns if t.header is not None else [])
     currency = t.currency or next((c.unit for c in cells if c and c.unit in ("USD", "EUR", "GBP", "CHF")), None)
     if currency and not t.currency:
@@ -893,7 +894,7 @@ def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, 
                     excepted(" ".join((t.header.stub if t.header else "", t.unit_hint)), " ".join((*groups, clean))):
                 unit, scale = (cell.unit or currency_of(cell.raw)), 1.0  # "(in thousands, except unit counts)"
         out.append(TableCell(cell.raw, cell.value, unit, scale, _index(t.header.columns, col) if col else None, i))
-    return TableRow(clean, groups, tuple(out), ln.page, ln.chunk_index, row_text)
+    return TableRow(clean, groups, tuple(out), ln.page, ln.chunk_index, row_text, sub)
 
 
 def lines_of_chunks(chunks: Iterable) -> list[SourceLine]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.quantities import scale_name
 from rag.records import DocumentMeta, Table, TableCell, TableRow
@@ -433,6 +433,15 @@ def _unsigned(raw: str) -> bool:
 def check_document(doc: DocumentMeta, tables: list[Table]) -> list[Check]:
     """Every check of a document's tables, in table order; then its balance sheet's identity."""
     out: list[Check] = []
-    for t in tables:
+    for t in (part for table in tables for part in by_column(table)):
         out += sum_checks(t, doc) + scope_checks(t, doc) + change_checks(t, doc)
     return out + balance_checks(tables, doc)
+
+
+def by_column(t: Table) -> list[Table]:
+    """A table whose periods span several columns as one table per column ("Previously Reported", "Adjustment",
+    "As Revised" under each date): a column's rows sum among themselves, never with another column's."""
+    subs = list(dict.fromkeys(r.sub for r in t.rows))
+    if subs == [""]:
+        return [t]
+    return [replace(t, rows=tuple(r for r in t.rows if r.sub == s)) for s in subs]

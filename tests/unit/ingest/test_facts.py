@@ -468,3 +468,15 @@ def test_a_scale_the_sentence_before_the_tables_states_holds_for_them_until_pros
     """, DocContext(2017, "FY", "10-K"))
     assert {f.scale for f in facts if f.raw.startswith("$")} == {1e3}
     assert {f.scale for f in facts if f.raw in ("1,200", "1,100")} == {1.0}
+
+
+def test_a_row_cut_from_a_column_under_each_period_keeps_the_column_it_came_from():
+    lines = [SourceLine(t, 60, 0, "") for t in (
+        "December 31, 2015 | December 31, 2014",
+        "(Millions) Previously Reported Adjustment As Revised Previously Reported Adjustment As Revised",
+        "Total liabilities | 20,971 | 444 | 21,415 | 18,067 | 444 | 18,511")]
+    [t] = read_tables(lines, DocContext(2015, "FY", "10-K"))
+    assert [(r.sub, [c.raw for c in r.cells]) for r in t.rows] == [
+        ("column 1 of 3", ["20,971", "18,067"]), ("column 2 of 3", ["444", "444"]), ("column 3 of 3", ["21,415", "18,511"])]
+    assert t.rows[0].to_json()["sub"] == "column 1 of 3" and "sub" not in t.rows[0].__class__(
+        "x", (), (), 1, 0, "").to_json()

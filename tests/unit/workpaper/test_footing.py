@@ -119,3 +119,24 @@ def test_a_five_year_summarys_lines_are_not_checked_as_parts_of_a_total():
                                           ("Operating cash flow", (), ["50"] * 5, 25),
                                           ("Total backlog", (), ["900"] * 5, 25)])
     assert sum_checks(t) == []
+
+
+def test_columns_under_each_period_foot_among_themselves():
+    """"Previously Reported | Adjustment | As Revised" under each date: each column's rows are summed with that
+    column's rows only."""
+    from rag.records import Table, TableCell, TableColumn, TableRow
+    cols = (TableColumn("2015", "FY2015", 2015, "FY", False), TableColumn("2014", "FY2014", 2014, "FY", False))
+
+    def row(label, sub, a, b):
+        cells = tuple(TableCell(str(v), float(v), "USD", 1e6, i, i) for i, v in enumerate((a, b)))
+        return TableRow(f"{label} ({sub})", (), cells, 60, 0, "", sub)
+    rows = []
+    for sub, k in (("Previously Reported", 1), ("Adjustment", 0), ("As Revised", 1)):
+        rows.append(row("Other liabilities", sub, 1580 * k + 444 * (1 - k), 1555 * k + 444 * (1 - k)))
+    for sub, k in (("Previously Reported", 1), ("Adjustment", 0), ("As Revised", 1)):
+        rows.append(row("Long-term debt", sub, 100 * k, 90 * k))
+    for sub, (a, b) in (("Previously Reported", (1680, 1645)), ("Adjustment", (444, 444)), ("As Revised", (1680, 1645))):
+        rows.append(row("Total liabilities", sub, a, b))
+    t = Table("Revisions", "USD", 1e6, "", cols, tuple(rows))
+    checks = check_document(doc(1), [t])
+    assert checks and all(c.ok for c in checks if c.kind == "sum")
