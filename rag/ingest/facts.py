@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rag.domain import MONTH, dates_in, periods_in
 from rag.quantities import DASH, DASHES, Cell, currency_of, read_cell, scale_of, unit_of  # noqa: F401
@@ -28,7 +28,7 @@ _COUNTISH = re.compile(r"\b(number of|employees|headcount|stores|locations|share
                        r"(?<!per )shares\b)", re.I)
 # in a table of amounts, a counted word that is the object of an amount ("Proceeds from stock issued to employees",
 # "Payments to customers") does not make the row a count; "Worldwide employees", "Number of stores" stay counts
-_COUNTED_OBJECT = re.compile(r"\b(?:to|from|for|by|with|under|on)\s+(?:\w+\s+){0,2}(?:employees|headcount|stores|"
+_COUNTED_OBJECT = re.compile(r"\b(?:to|from|for|by|with|under|on|of)\s+(?:\w+\s+){0,2}(?:employees|headcount|stores|"
                              r"locations|shares|customers|patents?)\b", re.I)
 
 # -- headers -------------------------------------------------------------------------------------------------------
@@ -224,6 +224,12 @@ def _period_cell(cell: str) -> bool:
         r"\b(q[1-4]|[1-4]q|h[12]|9m|ytd|fy\s?'?\d{2}|fy|fiscal|(?:19|20)\d{2})\b", "", c, flags=re.I).strip(" '")
 
 
+def _two_years(cell: str) -> list[str]:
+    """A header cell of two years ("2015    2014"): two columns' years the layout glued together."""
+    m = re.fullmatch(r"\s*((?:19|20)\d{2})\s+((?:19|20)\d{2})\s*", cell)
+    return [m.group(1), m.group(2)] if m else [cell]
+
+
 def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
     """The columns of a table from its header rows (top first) and the short lines just above them
     ('Years ended December 31', 'Three Months Ended')."""
@@ -236,6 +242,7 @@ def read_header(rows: list[str], context: str, doc: DocContext) -> Header:
         cols = cols[1:]  # "Valuation Assumptions | (1) | 2015 | 2014": the stub's footnote mark, not a column
     while cols and re.fullmatch(r"\s*units?\s*", cols[0], re.I):
         stub, cols = f"{stub} {cols[0]}".strip(), cols[1:]  # "Key Figures | Unit | 2018 | …": the unit column
+    cols = [y for c in cols for y in _two_years(c)]
     texts = list(cols)
     for top in reversed(rows[:-1]):
         tc = _cells(top)
@@ -351,7 +358,31 @@ class _Read:
                      for c in (self.header.columns if self.header else []))
         unit = self.unit or self.state.currency  # "(in millions)" over "$ 1,577": the currency its cells print
         return Table(self.caption or self.state.title, unit, self.scale, self.header.stub if self.header else "", cols,
-                     tuple(self.rows), table_no=table_no)
+                     tuple(percent_between(self.rows)), table_no=table_no)
+
+
+def _all_percent(r: TableRow) -> bool:
+    return bool(r.cells) and all(c.unit == "%" for c in r.cells)
+
+
+def percent_between(rows: list[TableRow]) -> list[TableRow]:
+    """A group printed with "%" on its first row and on its total only ("Sales change analysis:" / "Organic local
+    currency | (7.5)%" / "Translation | (0.6)" / "Total sales change | (8.1)%"): the rows between, in the same
+    group and printed without a currency sign, are percentages too (the print convention for signs)."""
+    out = list(rows)
+    for i, first in enumerate(rows):
+        if not first.groups or not _all_percent(first) or (i > 0 and rows[i - 1].groups == first.groups):
+            continue  # the group's first row
+        j = i + 1
+        while j < len(rows) and rows[j].groups == first.groups and not _all_percent(rows[j]):
+            j += 1
+        if j >= len(rows) or j == i + 1 or not _TOTAL.match(rows[j].label) or \
+                rows[j].groups not in (first.groups, ()):
+            continue
+        for k in range(i + 1, j):
+            if all(not currency_of(c.raw) and abs(c.value) < 100 for c in rows[k].cells):
+                out[k] = replace(rows[k], cells=tuple(replace(c, unit="%", scale=1.0) for c in rows[k].cells))
+    return out
 
 
 def _short_plain(text: str) -> bool:
@@ -373,7 +404,7 @@ def _table_unit(t: _Table, heading: str) -> tuple[str | None, float]:
 
 
 def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float, currency: str | None,
-              col: Column | None) -> tuple[str | None, float]:
+              col: Column | None, path: str = "") -> tuple[str | None, float]:
     if cell.unit == "%" or (col is not None and (col.derived or (col.is_change and "%" in col.header))):
         return "%", 1.0
     label_unit = None
@@ -396,7 +427,7 @@ def _row_unit(label: str, cell: Cell, table_unit: str | None, table_scale: float
     if unit is None:
         amount = bool(currency or currency_of(table_unit or "")) and bool(_COUNTED_OBJECT.search(label)) and \
             not re.search(r"\bnumber of\b", label, re.I)  # in a table of amounts, an amount paid to the counted
-        if _COUNTISH.search(label) and not currency_of(cell.raw) and not amount:
+        if _COUNTISH.search(path or label) and not currency_of(cell.raw) and not amount:
             unit = "shares" if re.search(r"shares", label, re.I) else \
                 ("employees" if re.search(r"employees|headcount", label, re.I) else None)
             return unit, (scale or (table_scale if unit == "shares" else 1.0))
@@ -449,10 +480,8 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
         cand = unglue_years(text) if _GLUED.search(text) else text  # changed only when it then reads as a header
         header_text = cand if is_header_row(cand) or _lower_header(t, cand, recent) else plain_header(text)
         if header_text is not None:
-            new = _on_header(t, header_text, recent, ln, doc, intro)
-            if new is not t and intro_scale and not scale_of(new.unit_hint):
-                new.unit_hint = f"{new.unit_hint} {intro_scale}".strip()  # "… by geographic area (in thousands)."
-            t, intro = new, ""  # the scale holds for the tables that follow until prose ("The tables below …")
+            # a scale the sentence before states holds for the tables that follow until prose ("The tables below …")
+            t, intro = _with_scale(_on_header(t, header_text, recent, ln, doc, intro), t, intro_scale), ""
             recent = [header_text]
             continue
         if " | " in text:
@@ -481,7 +510,7 @@ def read_tables(lines: Iterable[SourceLine], doc: DocContext | None = None) -> l
             # the sentence that introduces the table: "The following unaudited pro forma …:", "Following are the
             # supplemental consolidated financial results … on an unaudited pro forma basis."
             intro = text if text.rstrip().endswith(":") or _INTRO.search(text) else ""
-            intro_scale = next((x for x in re.findall(r"\([^()]{0,40}\)", text) if scale_of(x)), "")
+            intro_scale = next(iter(_bracketed_scales(text)), "")
             continue
         _on_plain(t, text)
         recent = (recent + [text])[-4:]
@@ -546,6 +575,9 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
             rows, recent = [recent[-1], text], recent[:-1]  # "| Total | Total | Non-current | …" over the periods
         t = _Table(header_rows=rows, context=recent[-3:], title=_title(recent, ln.heading, intro),
                    unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
+        stated = [s for x in recent[-3:] if not unit_line(x) for s in _bracketed_scales(x)]
+        if stated and not scale_of(t.unit_hint):
+            t.unit_hint = f"{t.unit_hint} {stated[-1]}".strip()  # "Consolidated Statements of Cash Flows (In thousands)"
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
     stub = t.header.stub.strip()
     if stub and re.search(r"[A-Za-z]{3,}", stub) and not (scale_of(stub) or unit_of(stub) or currency_of(stub)) \
@@ -553,6 +585,18 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
             and not re.match(rf"\s*{MONTH}\s+\d", stub, re.I):
         t.parent = stub.rstrip(":")  # "Adjusted non-GAAP results | 2022 | 2023": the group the rows belong to
     return t
+
+
+def _with_scale(new: _Table, old: _Table, stated: str) -> _Table:
+    """A new table that states no scale takes the one the sentence before it stated ("… (in thousands).")."""
+    if new is not old and stated and not scale_of(new.unit_hint):
+        new.unit_hint = f"{new.unit_hint} {stated}".strip()
+    return new
+
+
+def _bracketed_scales(text: str) -> list[str]:
+    """The scales a line states in brackets: "(In thousands)", "($ in millions)", "(Amounts in millions)"."""
+    return [x for x in re.findall(r"\([^()]{0,60}\)", text) if scale_of(x)]
 
 
 def _upper_header(above: str, header: str) -> bool:
@@ -571,7 +615,7 @@ def _on_plain(t: _Table, text: str) -> None:
     named = group != text and bool(re.search(r"[A-Za-z]{3,}", group))  # "Revenue ($ in millions)"
     if t.header is not None and not t.has_rows:
         t.below_header.append(text)
-        stated = next((x for x in re.findall(r"\([^()]*\)", text) if scale_of(x)), None)
+        stated = next(iter(_bracketed_scales(text)), None)
         if stated and not scale_of(t.unit_hint):
             t.unit_hint = f"{t.unit_hint} {stated}".strip()  # "(Amounts in millions) Carrying Value Fair Value"
     if t.header is not None and not named and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
@@ -629,6 +673,8 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
             continue  # the end of a sentence ("agreements."), or a footnote's link, not a title
         if re.fullmatch(r"[\W\d]*(?:change|chg\.?|variance|increase|decrease|vs\.?)[\W\d]*", x, re.I):
             continue  # "% Change": a column's name, not the table's
+        if re.fullmatch(rf"(?:\W*(?:{MONTH}|\d{{1,4}}|as of|at)\W*)+", x, re.I):
+            continue  # "April 29, April 30,": the columns' dates, not the table's title
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
             return x[:200]
@@ -889,7 +935,7 @@ def _row_record(label: str, cells: list[Cell | None], row_text: str, t: _Table, 
             if "%" in t.row_unit or cell.unit == "%":
                 unit, scale = "%", 1.0
         else:
-            unit, scale = _row_unit(clean, cell, table_unit, table_scale, currency, col)
+            unit, scale = _row_unit(clean, cell, table_unit, table_scale, currency, col, " › ".join((*groups, clean)))
             if scale == table_scale != 1 and unit != "%" and not (unit or "").endswith("share") and \
                     excepted(" ".join((t.header.stub if t.header else "", t.unit_hint)), " ".join((*groups, clean))):
                 unit, scale = (cell.unit or currency_of(cell.raw)), 1.0  # "(in thousands, except unit counts)"

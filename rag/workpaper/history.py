@@ -289,11 +289,15 @@ def _column_dates(t: Table) -> dict[int, dt.date]:
 
 def _cell_period(table: Table, cell: TableCell, doc: DocumentMeta, quarters: dict[int, str] | None = None,
                  ) -> str | None:
-    if cell.column is None or cell.column >= len(table.columns):
+    return None if cell.column is None else _column_period(table, cell.column, doc, quarters)
+
+
+def _column_period(table: Table, i: int, doc: DocumentMeta, quarters: dict[int, str] | None = None) -> str | None:
+    if i >= len(table.columns):
         return None
-    if quarters and cell.column in quarters:
-        return quarters[cell.column]
-    col = table.columns[cell.column]
+    if quarters and i in quarters:
+        return quarters[i]
+    col = table.columns[i]
     if col.is_change or not col.fiscal_year:
         return None
     if doc.fiscal_year and col.fiscal_year > doc.fiscal_year:
@@ -374,23 +378,61 @@ def _row_obs(doc: DocumentMeta, t: Table, topic: str, row: TableRow, out: dict,
     key = (_norm(topic), _norm(row.label_path))
     if not key[1]:
         return
-    if dates_in(row.label_path) and len({c.fiscal_year for c in t.columns if c.fiscal_year}) >= 2:
-        return  # a row that dates itself ("June 30, 2023 › U.S. agency securities") under columns of two years
+    if (dates_in(row.label_path) or _PERIOD_LABEL.fullmatch(row.label)) and \
+            len({c.fiscal_year for c in t.columns if c.fiscal_year}) >= 2:
+        return  # a row that dates itself ("June 30, 2023 › U.S. agency securities", "Fiscal 2024") under years
     src = Source(doc.document_id, doc.file_name, row.page, t.title[:200], row.text[:300], later_key(doc))
     quarters = quarter_columns(t, doc)
+    named = same_period_columns(t, {i: _column_period(t, i, doc, quarters) for i in range(len(t.columns))})
     for cell in row.cells:
         period = _cell_period(t, cell, doc, quarters)
+        if period and cell.column in named:
+            # one of several columns of this period ("Level 1 | Level 2 | Total" under each year): its own measure
+            sub = (_norm(topic), _norm(f"{row.label_path} ({named[cell.column]})"))
+            if (sub, period) not in out:
+                out[(sub, period)] = _Obs(sub, topic, f"{row.label_path} ({named[cell.column]})", period,
+                                          _value(t, row, cell, src, default, per_share))
+            continue
         if period and (key, period) not in out:
-            scale = cell.scale
-            if default and t.scale == 1 and scale == 1 and (cell.unit or "") in CURRENCIES \
-                    and abs(cell.value) * default[0] <= 10 * default[1]:
-                scale = default[0]
-            unit = cell.unit or (t.unit if cell.scale == t.scale else None)  # a row the scale line excepts: none
-            if unit in CURRENCIES and (per_share or _PER_SHARE.search(row.label_path)):
-                unit, scale = f"{unit}/share", 1.0
-            elif unit in CURRENCIES and _SHARE_COUNT.search(row.label_path) and "$" not in cell.raw:
-                unit = "shares"
-            out[(key, period)] = _Obs(key, topic, row.label_path, period, Value(cell.value, cell.raw, unit, scale, src))
+            out[(key, period)] = _Obs(key, topic, row.label_path, period, _value(t, row, cell, src, default, per_share))
+
+
+_PERIOD_LABEL = re.compile(r"(?:fiscal\s+(?:year\s+)?|fy\s?)?(?:19|20)\d{2}", re.I)  # "Fiscal 2024", "2025"
+
+
+def same_period_columns(t: Table, periods: dict[int, str | None]) -> dict[int, str]:
+    """The columns that share their period (`periods`, by column) with another column of the table, each with its
+    name: the header's words beside the period ("Level 1"), else its place among them ("column 2 of 4")."""
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, p in periods.items():
+        if p:
+            by[p].append(i)
+    out = {}
+    for cols in by.values():
+        if len(cols) < 2:
+            continue
+        for j, i in enumerate(cols):
+            words = re.sub(r"\b(?:19|20)\d{2}\b|" + MONTH + r"\s*\d{0,2},?", " ", t.columns[i].header, flags=re.I)
+            words = " ".join(words.split()).strip(" ,")
+            out[i] = words if words and sum(1 for k in cols if t.columns[k].header == t.columns[i].header) == 1 \
+                else f"column {j + 1} of {len(cols)}"
+    return out
+
+
+def _value(t: Table, row: TableRow, cell: TableCell, src: Source, default: tuple[float, float] | None,
+           per_share: bool) -> Value:
+    """A cell as a history value: the document's scale for money a table states none for, and per-share and share
+    units its row names."""
+    scale = cell.scale
+    if default and t.scale == 1 and scale == 1 and (cell.unit or "") in CURRENCIES \
+            and abs(cell.value) * default[0] <= 10 * default[1]:
+        scale = default[0]
+    unit = cell.unit or (t.unit if cell.scale == t.scale else None)  # a row the scale line excepts: none
+    if unit in CURRENCIES and (per_share or _PER_SHARE.search(row.label_path)):
+        unit, scale = f"{unit}/share", 1.0
+    elif unit in CURRENCIES and _SHARE_COUNT.search(row.label_path) and "$" not in cell.raw:
+        unit = "shares"
+    return Value(cell.value, cell.raw, unit, scale, src)
 
 
 def build_history(title: str, docs: list[tuple[DocumentMeta, list[Table]]], embed: Embed | None = None,

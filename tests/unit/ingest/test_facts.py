@@ -480,3 +480,36 @@ def test_a_row_cut_from_a_column_under_each_period_keeps_the_column_it_came_from
         ("column 1 of 3", ["20,971", "18,067"]), ("column 2 of 3", ["444", "444"]), ("column 3 of 3", ["21,415", "18,511"])]
     assert t.rows[0].to_json()["sub"] == "column 1 of 3" and "sub" not in t.rows[0].__class__(
         "x", (), (), 1, 0, "").to_json()
+
+
+def test_signs_printed_on_a_groups_first_row_and_total_only_hold_for_the_rows_between():
+    facts = _facts("""
+        2016 | 2015 | 2014
+        Sales (millions) | $4,826 | $5,253 | $5,608
+        Sales change analysis:
+        Organic local currency | (7.5)% | (1.5)% | 5.2 %
+        Translation | (0.6) | (4.0) | (1.3)
+        Total sales change | (8.1)% | (6.3)% | 3.9 %
+        Operating income (millions) | $1,075 | $1,109 | $1,122
+    """, DocContext(2016, "FY", "10-K"))
+    tr = _one(facts, "Translation", "FY2015")
+    assert (tr.value, tr.unit, tr.scale) == (-4.0, "%", 1.0)
+    assert _one(facts, "Operating income", "FY2015").unit == "USD"
+
+
+def test_a_statement_title_with_its_scale_above_the_dates_and_a_glued_pair_of_years():
+    tables = read_tables([SourceLine(x, 7, 9, "") for x in (
+        "Ulta Beauty, Inc. Consolidated Statements of Cash Flows (In thousands)", "13 Weeks Ended",
+        "April 29, April 30,", "2023 | 2022", "Net income | $347,051 | $331,395",
+        "Financing activities", "Purchase of treasury shares | (21,659) | (5,172)",
+        "Number of stores", "Total | 1,159 | 1,231")], DocContext(2023, "Q1", "earnings release"))
+    [t] = tables
+    assert t.title.startswith("Ulta Beauty, Inc. Consolidated Statements of Cash Flows") and t.scale == 1e3
+    units = {r.label_path: {(c.unit, c.scale) for c in r.cells} for r in t.rows}
+    assert units["Financing activities › Purchase of treasury shares"] == {("USD", 1e3)}  # shares bought: money
+    assert units["Number of stores › Total"] == {(None, 1.0)}  # a count, by its parent
+    [t] = read_tables([SourceLine(x, 90, 0, "") for x in (
+        "Asset Class | 2015 | 2014 | 2015 | 2014 | 2015    2014 | 2015 | 2014",
+        "Foreign government | — | 45 | 206 | 670 | — | — | 206 | 715")], DocContext(2015, "FY", "10-K"))
+    assert len(t.columns) == 8 and [(c.raw, t.columns[c.column].header) for c in t.rows[0].cells][:2] == [
+        ("45", "2014"), ("206", "2015")]

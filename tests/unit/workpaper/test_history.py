@@ -194,3 +194,15 @@ def test_the_adjustments_between_two_per_share_lines_are_per_share():
     units = {m.label_path: m.cells["FY2022"].value.unit for m in h.measures}
     assert units == {"Diluted EPS": "USD/share", "Income tax impact of non-GAAP adjustments": "USD/share",
                      "Non-GAAP diluted EPS": "USD/share", "Net sales": "USD"}
+
+
+def test_columns_that_share_a_period_are_measures_of_their_own_and_a_row_named_by_a_year_is_none():
+    d = doc(40, year=2015, file_name="acme_2015_10k.pdf")
+    cols = [column("Level 1 2015", 2015), column("Level 1 2014", 2014), column("Total 2015", 2015),
+            column("Total 2014", 2014)]
+    t = table("Plan assets", cols, [("Foreign government", (), ["10", "45", "206", "715"], 90),
+                                    ("Fiscal 2016", (), ["7", "8", "9", "10"], 90)], document_id=40)
+    h = build_history("Acme", [(d, [t])])
+    got = {(m.label_path, p): c.value.raw for m in h.measures for p, c in m.cells.items()}
+    assert got == {("Foreign government (Level 1)", "FY2015"): "10", ("Foreign government (Level 1)", "FY2014"): "45",
+                   ("Foreign government (Total)", "FY2015"): "206", ("Foreign government (Total)", "FY2014"): "715"}
