@@ -292,7 +292,7 @@ _UNITS = [
     (re.compile(r"\btj\b|\bterajoules?\b", re.I), "TJ"), (re.compile(r"\bgj\b|\bgigajoules?\b", re.I), "GJ"),
     (re.compile(r"\bmj\b|\bmegajoules?\b", re.I), "MJ"),
     (re.compile(r"\bm\s?[³3]\b|\bcubic met", re.I), "m3"), (re.compile(r"\bmegalit|\bml\b", re.I), "ML"),
-    (re.compile(r"\blit(er|re)s?\b", re.I), "liters"),
+    (re.compile(r"\blit(er|re)s?\b", re.I), "liters"), (re.compile(r"\bgallons?\b", re.I), "gallons"),
     (re.compile(r"\b(metric )?(tonnes|tons)\b|\bin t\b|^t$", re.I), "t"),
     (re.compile(r"\bheadcount\b|\bemployees\b|\bfte\b", re.I), "employees"),
     (re.compile(r"\bhours\b", re.I), "hours"),

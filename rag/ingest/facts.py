@@ -673,8 +673,6 @@ def _title(recent: list[str], heading: str, intro: str = "") -> str:
             continue  # the end of a sentence ("agreements."), or a footnote's link, not a title
         if re.fullmatch(r"[\W\d]*(?:change|chg\.?|variance|increase|decrease|vs\.?)[\W\d]*", x, re.I):
             continue  # "% Change": a column's name, not the table's
-        if re.fullmatch(rf"(?:\W*(?:{MONTH}|\d{{1,4}}|as of|at)\W*)+", x, re.I):
-            continue  # "April 29, April 30,": the columns' dates, not the table's title
         if not (scale_of(x) and len(x.split()) <= 5) and not _PERIOD_WORD.fullmatch(x.strip()) and len(x) > 3 \
                 and not re.fullmatch(r"[\W\d]*(years?|months?|weeks?)?[\s\w,]*ended[\w\s,]*", x, re.I):
             return x[:200]

@@ -130,7 +130,8 @@ def span_of(question: str) -> str | None:
 
 
 
-_PHYSICAL = ("kt CO2e", "Mt CO2e", "t CO2e", "TWh", "GWh", "MWh", "kWh", "TJ", "GJ", "MJ", "m3", "ML", "liters", "t")
+_PHYSICAL = ("kt CO2e", "Mt CO2e", "t CO2e", "TWh", "GWh", "MWh", "kWh", "TJ", "GJ", "MJ", "m3", "ML", "liters", "gallons",
+             "t")
 
 
 def asked_unit(question: str) -> str | None:
