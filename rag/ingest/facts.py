@@ -576,8 +576,7 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
         t = _Table(header_rows=rows, context=recent[-3:], title=_title(recent, ln.heading, intro),
                    unit_hint=" ".join(x for x in recent[-3:] if unit_line(x)))
         stated = [s for x in recent[-3:] if not unit_line(x) for s in _bracketed_scales(x)]
-        if stated and not scale_of(t.unit_hint):
-            t.unit_hint = f"{t.unit_hint} {stated[-1]}".strip()  # "Consolidated Statements of Cash Flows (In thousands)"
+        _add_scale(t, stated[-1] if stated else "")  # "Consolidated Statements of Cash Flows (In thousands)"
     t.header = read_header(t.header_rows, " ".join(t.context), doc)
     stub = t.header.stub.strip()
     if stub and re.search(r"[A-Za-z]{3,}", stub) and not (scale_of(stub) or unit_of(stub) or currency_of(stub)) \
@@ -589,9 +588,15 @@ def _on_header(t: _Table, text: str, recent: list[str], ln: SourceLine, doc: Doc
 
 def _with_scale(new: _Table, old: _Table, stated: str) -> _Table:
     """A new table that states no scale takes the one the sentence before it stated ("… (in thousands).")."""
-    if new is not old and stated and not scale_of(new.unit_hint):
-        new.unit_hint = f"{new.unit_hint} {stated}".strip()
+    if new is not old:
+        _add_scale(new, stated)
     return new
+
+
+def _add_scale(t: _Table, stated: str) -> None:
+    """A scale stated near the table ("(In thousands)") is its scale, unless it already has one."""
+    if stated and not scale_of(t.unit_hint):
+        t.unit_hint = f"{t.unit_hint} {stated}".strip()
 
 
 def _bracketed_scales(text: str) -> list[str]:
@@ -615,9 +620,7 @@ def _on_plain(t: _Table, text: str) -> None:
     named = group != text and bool(re.search(r"[A-Za-z]{3,}", group))  # "Revenue ($ in millions)"
     if t.header is not None and not t.has_rows:
         t.below_header.append(text)
-        stated = next(iter(_bracketed_scales(text)), None)
-        if stated and not scale_of(t.unit_hint):
-            t.unit_hint = f"{t.unit_hint} {stated}".strip()  # "(Amounts in millions) Carrying Value Fair Value"
+        _add_scale(t, next(iter(_bracketed_scales(text)), ""))  # "(Amounts in millions) Carrying Value Fair Value"
     if t.header is not None and not named and (unit_line(text) or (scale_of(text) and len(text.split()) <= 5)):
         # "(In millions)" under the header; "In TJ" between rows: the rows below are in that unit
         t.unit_hint = text if t.has_rows else f"{t.unit_hint} {text}".strip()
